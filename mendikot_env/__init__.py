@@ -1,0 +1,14 @@
+"""mendikot_env: Mendikot as a vectorised numpy rules core and a PettingZoo AEC environment.
+
+>>> import mendikot_env
+>>> env = mendikot_env.env("band")          # PettingZoo AEC env, wrapped
+>>> rules = mendikot_env.Rules.preset("dehla_pakad", n_players=6)
+"""
+
+from . import cards, core
+from .env import env, raw_env
+from .observation import ObservationEncoder, observation_layout
+from .rules import PRESETS, Rules
+
+__all__ = ["PRESETS", "ObservationEncoder", "Rules", "cards", "core", "env", "observation_layout", "raw_env"]
+__version__ = "0.1.0"

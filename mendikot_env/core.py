@@ -1,0 +1,570 @@
+"""The batched numpy rules engine: the one place where the rules of Mendikot live.
+
+A batch of B hands is a :class:`State` of arrays with the batch axis first, and the
+rules are functions over it: :func:`new_hands` deals, :func:`legal_bits` gives each
+game's legal actions as a 53-bit set, :func:`step` plays one action in every game at
+once, and :func:`hand_results` scores finished hands. No function loops over games in
+Python; every rule is a whole-batch array operation, which is why the core is fast at
+B = 1024 and still correct at B = 1.
+
+Rules that hold for every game, written once here:
+  * A finished game steps as a no-op (its action is ignored), and its mask is empty.
+  * The acting seat of every unfinished game is ``state.current``; in band hukum the
+    first action of a hand is the first player choosing the face-down card.
+  * Action 52 (ask) leaves the turn with the asker, who then plays a card.
+  * Reveals that need no action (auto reveal, the last-card reveal) happen as the turn
+    passes, so the mask a player sees already reflects them.
+
+This module imports only numpy and the card/rules vocabulary; it knows nothing about
+PettingZoo, observations or agents.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from .cards import (
+    ASK_ACTION,
+    ASK_BIT,
+    CARD_BITS,
+    NUM_ACTIONS,
+    NUM_CARDS,
+    NUM_RANKS,
+    SUIT_MASKS,
+    TENS_MASK,
+    TWOS,
+    action_str,
+    popcount,
+    set_to_cards,
+    unpack_sets,
+)
+from .rules import Rules
+
+# Phases of a hand (OpenSpiel's names): HIDE only exists in band hukum.
+HIDE, PLAY, OVER = 0, 1, 2
+NO_CARD = -1
+NO_SEAT = -1
+NO_SUIT = -1
+
+# Lookup tables where index -1 (nothing) maps to the empty set, so a missing card or
+# suit needs no branch: SUIT_SETS[-1] == 0 and CARD_SETS[-1] == 0.
+SUIT_SETS = np.append(SUIT_MASKS, np.uint64(0))
+CARD_SETS = np.append(CARD_BITS, np.uint64(0))
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in its game; names the game, action and legal ones."""
+
+
+@dataclass
+class State:
+    """B Mendikot hands as arrays with the batch axis first (updated in place by step)."""
+
+    rules: Rules  # the rule set shared by every game in the batch
+    hands: np.ndarray  # (B, n) uint64: cards in each seat's hand (face-down card excluded)
+    phase: np.ndarray  # (B,) int64: HIDE, PLAY or OVER
+    dealer: np.ndarray  # (B,) int64: seat that dealt; the first player is dealer + 1
+    current: np.ndarray  # (B,) int64: seat to act, NO_SEAT when the hand is over
+    leader: np.ndarray  # (B,) int64: seat that led (or will lead) the current trick
+    trick_no: np.ndarray  # (B,) int64: tricks completed so far
+    trick_cards: np.ndarray  # (B, n) int64: card each seat played to the current trick, or NO_CARD
+    trick_size: np.ndarray  # (B,) int64: cards played to the current trick
+    led_suit: np.ndarray  # (B,) int64: suit led to the current trick, or NO_SUIT before the lead
+    trick_trumps: np.ndarray  # (B,) uint64: cards of the current trick that count as trumps
+    trump: np.ndarray  # (B,) int64: publicly set trump suit (cut, open, revealed band), or NO_SUIT
+    face_down: np.ndarray  # (B,) int64: band card while face down, else NO_CARD
+    band_card: np.ndarray  # (B,) int64: the card chosen to lie face down (kept after the reveal)
+    known_card: np.ndarray  # (B,) int64: revealed band card while back in the hider's hand, else NO_CARD
+    hider: np.ndarray  # (B,) int64: seat that laid the card face down (band), else NO_SEAT
+    revealed_by: np.ndarray  # (B,) int64: seat whose turn revealed the band card, else NO_SEAT
+    reveal_trick: np.ndarray  # (B,) int64: trick number of the reveal, else -1
+    asked: np.ndarray  # (B,) bool: the band card was revealed by asking (action 52)
+    duty: np.ndarray  # (B,) bool: the current player asked and must play a trump if able
+    open_card: np.ndarray  # (B,) int64: open draw's shown card, else NO_CARD
+    played: np.ndarray  # (B, n) uint64: cards each seat has played this hand
+    voids: np.ndarray  # (B, n) uint8: 4-bit set of suits each seat failed to follow
+    taken: np.ndarray  # (B, 2) uint64: cards taken by each team
+    middle: np.ndarray  # (B,) uint64: Dehla Pakad: won tricks lying in the middle
+    last_winner: np.ndarray  # (B,) int64: seat that won the previous trick, else NO_SEAT
+    trick_winners: np.ndarray  # (B, n_tricks) int64: winner of each trick, NO_SEAT if unplayed
+    deal: np.ndarray  # (B, n) uint64: cards dealt to each seat (for records and replays)
+
+    @property
+    def batch_size(self) -> int:
+        """Number of games B."""
+        return self.phase.shape[0]
+
+    @property
+    def done(self) -> np.ndarray:
+        """(B,) bool: the hand is over."""
+        return self.phase == OVER
+
+    def copy(self) -> State:
+        """A deep copy (clone a batch to search or replay from it)."""
+        return State(**{f.name: _copy(getattr(self, f.name)) for f in fields(self)})
+
+    def select(self, games: np.ndarray | slice | list[int]) -> State:
+        """A new State holding only the chosen games (in the given order)."""
+        return State(
+            **{
+                f.name: getattr(self, f.name) if f.name == "rules" else getattr(self, f.name)[games].copy()
+                for f in fields(self)
+            }
+        )
+
+
+def _copy(value: Any) -> Any:
+    return value.copy() if isinstance(value, np.ndarray) else value
+
+
+# ----------------------------------------------------------------------------- dealing
+
+
+def pack_cards(rules: Rules) -> np.ndarray:
+    """Card ids in the pack: all 52, or 48 without the 2s for six and eight players."""
+    cards = np.arange(NUM_CARDS)
+    return cards if rules.n_players == 4 else np.setdiff1d(cards, TWOS)
+
+
+def new_hands(
+    rules: Rules,
+    batch_size: int,
+    rng: np.random.Generator | int | None = None,
+    deals: Any = None,
+    dealers: Any = None,
+    open_cards: Any = None,
+) -> State:
+    """Deal B new hands.
+
+    The random draws always happen in the same order (deals, then dealers, then open
+    cards) whether or not some are given, so giving a dealer never changes the cards.
+
+    Args:
+        rules: the rule set.
+        batch_size: number of games B.
+        rng: a ``np.random.Generator`` or a seed; the global numpy RNG is never used.
+        deals: optional cards per game and seat, shape (B, n, hand_size), e.g. a list of
+            B deals, each a list of n lists of card ids.
+        dealers: optional dealer seat per game (an int for all games, or B ints).
+        open_cards: optional open-draw card per game (``trump="open"`` only).
+
+    Returns:
+        The new State, in phase HIDE (band hukum) or PLAY.
+
+    Example:
+        >>> state = new_hands(Rules(), 8, rng=0)
+        >>> legal_action_mask(state).shape
+        (8, 53)
+    """
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int | np.integer) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    rng = np.random.default_rng(rng)
+    n, h, B = rules.n_players, rules.hand_size, int(batch_size)
+    pack = pack_cards(rules)
+    shuffled = rng.permuted(np.broadcast_to(pack, (B, pack.size)), axis=1)
+    drawn_dealers = rng.integers(0, n, size=B)
+    drawn_open = pack[rng.integers(0, pack.size, size=B)]
+
+    cards = shuffled.reshape(B, n, h) if deals is None else validate_deals(rules, deals, B)
+    dealer = drawn_dealers if dealers is None else _seats_option(rules, dealers, B, "dealer")
+    if rules.trump == "open":
+        open_card = drawn_open if open_cards is None else _open_cards_option(rules, open_cards, B)
+    elif open_cards is not None:
+        raise ValueError(f"open_card is only used with trump='open', not trump={rules.trump!r}")
+    else:
+        open_card = np.full(B, NO_CARD)
+
+    hands = np.bitwise_or.reduce(CARD_BITS[cards], axis=2)
+    first = (dealer + 1) % n
+    band = rules.trump == "band"
+    return State(
+        rules=rules,
+        hands=hands,
+        phase=np.full(B, HIDE if band else PLAY, dtype=np.int64),
+        dealer=dealer.astype(np.int64),
+        current=first.astype(np.int64),
+        leader=first.astype(np.int64),
+        trick_no=np.zeros(B, dtype=np.int64),
+        trick_cards=np.full((B, n), NO_CARD, dtype=np.int64),
+        trick_size=np.zeros(B, dtype=np.int64),
+        led_suit=np.full(B, NO_SUIT, dtype=np.int64),
+        trick_trumps=np.zeros(B, dtype=np.uint64),
+        trump=(open_card // NUM_RANKS if rules.trump == "open" else np.full(B, NO_SUIT)).astype(np.int64),
+        face_down=np.full(B, NO_CARD, dtype=np.int64),
+        band_card=np.full(B, NO_CARD, dtype=np.int64),
+        known_card=np.full(B, NO_CARD, dtype=np.int64),
+        hider=(first if band else np.full(B, NO_SEAT)).astype(np.int64),
+        revealed_by=np.full(B, NO_SEAT, dtype=np.int64),
+        reveal_trick=np.full(B, -1, dtype=np.int64),
+        asked=np.zeros(B, dtype=bool),
+        duty=np.zeros(B, dtype=bool),
+        open_card=open_card.astype(np.int64),
+        played=np.zeros((B, n), dtype=np.uint64),
+        voids=np.zeros((B, n), dtype=np.uint8),
+        taken=np.zeros((B, 2), dtype=np.uint64),
+        middle=np.zeros(B, dtype=np.uint64),
+        last_winner=np.full(B, NO_SEAT, dtype=np.int64),
+        trick_winners=np.full((B, rules.n_tricks), NO_SEAT, dtype=np.int64),
+        deal=hands.copy(),
+    )
+
+
+def validate_deals(rules: Rules, deals: Any, batch_size: int) -> np.ndarray:
+    """Check explicit deals and return them as a (B, n, hand_size) int64 array.
+
+    Raises:
+        ValueError: naming the game, seat or card that is wrong and what is allowed.
+    """
+    n, h = rules.n_players, rules.hand_size
+    try:
+        cards = np.asarray(deals)
+    except ValueError:
+        cards = None
+    if cards is None or cards.dtype == object or cards.ndim != 3:
+        for g, deal in enumerate(list(deals)):
+            if len(deal) != n:
+                raise ValueError(f"deal of game {g} has {len(deal)} hands; {n} players need {n} hands of {h} cards")
+            for s, hand in enumerate(deal):
+                if len(hand) != h:
+                    raise ValueError(
+                        f"deal of game {g}: seat {s} has {len(hand)} cards; each of {n} players gets {h}"
+                    )
+        raise ValueError(f"deals must have shape (games, {n}, {h}) of card ids")
+    if cards.shape != (batch_size, n, h):
+        raise ValueError(
+            f"deals have shape {cards.shape}; {batch_size} game(s) of {n} players need shape ({batch_size}, {n}, {h})"
+        )
+    if not np.issubdtype(cards.dtype, np.integer):
+        raise ValueError(f"deals must hold integer card ids 0..51, got dtype {cards.dtype}")
+    cards = cards.astype(np.int64)
+    pack = pack_cards(rules)
+    in_pack = np.isin(cards, pack)
+    if not in_pack.all():
+        g, s, k = np.argwhere(~in_pack)[0]
+        bad = int(cards[g, s, k])
+        why = "the 2s are not in the 48-card pack" if 0 <= bad < NUM_CARDS else "card ids are 0..51"
+        raise ValueError(
+            f"deal of game {g}: seat {s} holds card {bad}, which is not in the pack for {n} players ({why})"
+        )
+    ordered = np.sort(cards.reshape(batch_size, -1), axis=1)
+    repeated = (ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
+    if repeated.any():
+        g = int(np.flatnonzero(repeated)[0])
+        values, counts = np.unique(ordered[g], return_counts=True)
+        raise ValueError(f"deal of game {g} deals card(s) {values[counts > 1].tolist()} more than once")
+    return cards
+
+
+def _seats_option(rules: Rules, value: Any, batch_size: int, name: str) -> np.ndarray:
+    seats = np.broadcast_to(np.asarray(value), (batch_size,)) if np.ndim(value) == 0 else np.asarray(value)
+    if seats.shape != (batch_size,) or not np.issubdtype(seats.dtype, np.integer):
+        raise ValueError(f"{name} must be one seat or {batch_size} seats (integers), got {value!r}")
+    bad = (seats < 0) | (seats >= rules.n_players)
+    if bad.any():
+        raise ValueError(f"{name} {int(seats[bad][0])} is not a seat; seats are 0..{rules.n_players - 1}")
+    return seats.astype(np.int64)
+
+
+def _open_cards_option(rules: Rules, value: Any, batch_size: int) -> np.ndarray:
+    cards = np.broadcast_to(np.asarray(value), (batch_size,)) if np.ndim(value) == 0 else np.asarray(value)
+    if cards.shape != (batch_size,) or not np.issubdtype(cards.dtype, np.integer):
+        raise ValueError(f"open_card must be one card id or {batch_size} card ids, got {value!r}")
+    bad = ~np.isin(cards, pack_cards(rules))
+    if bad.any():
+        raise ValueError(f"open_card {int(cards[bad][0])} is not in the pack for {rules.n_players} players")
+    return cards.astype(np.int64)
+
+
+# ----------------------------------------------------------------------- legal actions
+
+
+def legal_bits(state: State) -> np.ndarray:
+    """(B,) uint64: each game's legal actions as a 53-bit set (bit 52 = ask); 0 when over.
+
+    Follow suit if you can; otherwise any card, except that a player who just asked for
+    the band card must play a trump if able. Asking is legal for a follower who cannot
+    follow while the band card is still face down (reveal="ask").
+    """
+    rules = state.rules
+    seat = np.maximum(state.current, 0)
+    hand = state.hands[np.arange(state.batch_size), seat]
+    led = state.led_suit
+    follow = hand & SUIT_SETS[led]
+    free = hand
+    if rules.trump == "band":
+        trumps = hand & SUIT_SETS[state.trump]
+        free = np.where(state.duty & (trumps != 0), trumps, hand)
+        if rules.reveal == "ask":
+            free = free | np.where(state.face_down >= 0, ASK_BIT, np.uint64(0))
+    bits = np.where(led < 0, hand, np.where(follow != 0, follow, free))
+    return np.where(state.phase == OVER, np.uint64(0), bits)
+
+
+def legal_action_mask(state: State) -> np.ndarray:
+    """(B, 53) bool: the legal actions of each game's acting seat."""
+    return unpack_sets(legal_bits(state), NUM_ACTIONS).astype(bool)
+
+
+# -------------------------------------------------------------------------------- step
+
+
+def step(state: State, actions: Any, check: bool = True) -> None:
+    """Play one action in every game at once (in place). Finished games ignore theirs.
+
+    Args:
+        state: the batch, updated in place.
+        actions: (B,) action per game: a card id, or 52 to ask for the band card.
+        check: verify every action is legal first (cheap: one AND per game).
+
+    Raises:
+        IllegalActionError: naming the first game with an illegal action, the action
+            and the legal ones; the state is left unchanged.
+    """
+    B = state.batch_size
+    actions = np.asarray(actions)
+    if actions.shape != (B,):
+        actions = np.broadcast_to(actions, (B,)) if actions.ndim == 0 else actions
+        if actions.shape != (B,):
+            raise ValueError(f"step needs one action per game: shape ({B},), got {np.shape(actions)}")
+    live = state.phase != OVER
+    if check:
+        _check_actions(state, actions, live)
+    actions = actions.astype(np.int64)
+
+    hide = live & (state.phase == HIDE)
+    if hide.any():
+        _hide(state, np.flatnonzero(hide), actions[hide])
+    ask = live & (actions == ASK_ACTION) & ~hide
+    if ask.any():
+        games = np.flatnonzero(ask)
+        _reveal(state, games, state.current[games], asked=True)
+    play = live & ~hide & ~ask
+    if play.all():
+        _play(state, np.arange(B), actions)
+    elif play.any():
+        games = np.flatnonzero(play)
+        _play(state, games, actions[games])
+
+
+def _check_actions(state: State, actions: np.ndarray, live: np.ndarray) -> None:
+    in_range = (actions >= 0) & (actions < NUM_ACTIONS) if np.issubdtype(actions.dtype, np.integer) else None
+    if in_range is None:
+        raise IllegalActionError(f"actions must be integers 0..52, got dtype {actions.dtype}")
+    legal = legal_bits(state)
+    bits = CARD_SETS[np.where(in_range, actions, -1)]
+    bad = live & ((legal & bits) == 0)
+    if bad.any():
+        g = int(np.flatnonzero(bad)[0])
+        a = actions[g]
+        shown = action_str(int(a)) if in_range[g] else "out of range (actions are 0..52)"
+        legal_list = [action_str(x) for x in set_to_cards(legal[g])]
+        raise IllegalActionError(
+            f"illegal action {int(a)} ({shown}) in game {g} for seat {int(state.current[g])}; "
+            f"legal actions: {set_to_cards(legal[g])} = {legal_list}"
+        )
+
+
+def _hide(state: State, games: np.ndarray, cards: np.ndarray) -> None:
+    """Band hukum: the first player lays ``cards`` face down; play begins."""
+    seat = state.current[games]
+    state.hands[games, seat] &= ~CARD_BITS[cards]
+    state.face_down[games] = cards
+    state.band_card[games] = cards
+    state.phase[games] = PLAY
+
+
+def _reveal(state: State, games: np.ndarray, by: np.ndarray, asked: bool) -> None:
+    """Turn up the band card: its suit is trump and it goes back to the hider's hand."""
+    card = state.face_down[games]
+    state.trump[games] = card // NUM_RANKS
+    state.hands[games, state.hider[games]] |= CARD_BITS[card]
+    state.known_card[games] = card
+    state.face_down[games] = NO_CARD
+    state.revealed_by[games] = by
+    state.reveal_trick[games] = state.trick_no[games]
+    state.asked[games] = asked
+    state.duty[games] = asked
+
+
+def _play(state: State, games: np.ndarray, cards: np.ndarray) -> None:
+    """Each acting seat plays a card; completes tricks and starts the next turn."""
+    n = state.rules.n_players
+    seat = state.current[games]
+    bit = CARD_BITS[cards]
+    suit = cards // NUM_RANKS
+    state.hands[games, seat] &= ~bit
+    state.played[games, seat] |= bit
+    led = state.led_suit[games]
+    led = np.where(led < 0, suit, led)
+    state.led_suit[games] = led
+    off = suit != led
+    if off.any():
+        g, s, ls = games[off], seat[off], led[off]
+        state.voids[g, s] |= np.left_shift(1, ls).astype(np.uint8)
+        if state.rules.trump == "cut":
+            # The first card that fails to follow sets trump and already counts as one.
+            sets = state.trump[g] < 0
+            state.trump[g[sets]] = suit[off][sets]
+    trump = state.trump[games]
+    state.trick_trumps[games] |= np.where(suit == trump, bit, np.uint64(0))
+    state.trick_cards[games, seat] = cards
+    known = state.known_card[games]
+    state.known_card[games] = np.where(known == cards, NO_CARD, known)
+    state.duty[games] = False
+    size = state.trick_size[games] + 1
+    state.trick_size[games] = size
+    state.current[games] = (seat + 1) % n
+    full = size == n
+    if full.any():
+        _finish_tricks(state, games[full])
+    if state.rules.trump == "band":
+        _start_turns(state, games)
+
+
+def _finish_tricks(state: State, games: np.ndarray) -> None:
+    """Score completed tricks: the highest counting trump, else the highest card led."""
+    rules = state.rules
+    cards = state.trick_cards[games]
+    suits = cards // NUM_RANKS
+    led = state.led_suit[games][:, None]
+    trump = state.trump[games][:, None]
+    bits = CARD_BITS[cards]
+    counts_as_trump = (bits & state.trick_trumps[games][:, None]) != 0
+    follows = suits == led
+    # A led suit that is trump: every card of it competes, whenever it was played.
+    trumpish = counts_as_trump | (follows & (led == trump))
+    score = cards % NUM_RANKS + NUM_RANKS * follows + 2 * NUM_RANKS * trumpish
+    winner = np.argmax(score, axis=1)
+    team = winner % 2
+    trick_set = np.bitwise_or.reduce(bits, axis=1)
+    trick_no = state.trick_no[games]
+    if rules.collection == "mendikot":
+        state.taken[games, team] |= trick_set
+    else:
+        # Dehla Pakad: the middle goes to a seat that wins two tricks in a row, and the
+        # winner of the last trick takes whatever is left.
+        middle = state.middle[games] | trick_set
+        take = (winner == state.last_winner[games]) | (trick_no == rules.n_tricks - 1)
+        state.taken[games[take], team[take]] |= middle[take]
+        state.middle[games] = np.where(take, np.uint64(0), middle)
+    state.last_winner[games] = winner
+    state.trick_winners[games, trick_no] = winner
+    state.trick_no[games] = trick_no + 1
+    state.trick_cards[games] = NO_CARD
+    state.trick_size[games] = 0
+    state.led_suit[games] = NO_SUIT
+    state.trick_trumps[games] = 0
+    state.leader[games] = winner
+    over = trick_no + 1 == rules.n_tricks
+    state.current[games] = np.where(over, NO_SEAT, winner)
+    state.phase[games[over]] = OVER
+
+
+def _start_turns(state: State, games: np.ndarray) -> None:
+    """Band hukum reveals that need no action, applied as the turn passes.
+
+    The hider whose only card left is the face-down one turns it up and plays it; with
+    reveal="auto" the card is turned up as soon as the player to act cannot follow.
+    """
+    games = games[(state.face_down[games] >= 0) & (state.phase[games] == PLAY)]
+    if games.size == 0:
+        return
+    seat = state.current[games]
+    hand = state.hands[games, seat]
+    reveal = (seat == state.hider[games]) & (hand == 0)
+    if state.rules.reveal == "auto":
+        led = state.led_suit[games]
+        reveal |= (led >= 0) & ((hand & SUIT_SETS[led]) == 0)
+    if reveal.any():
+        _reveal(state, games[reveal], seat[reveal], asked=False)
+
+
+# ----------------------------------------------------------------------------- results
+
+
+@dataclass
+class HandResults:
+    """Results of B finished hands as arrays (see :meth:`as_dict` for one game)."""
+
+    tens: np.ndarray  # (B, 2) int64: tens taken by team 0 and team 1
+    tricks: np.ndarray  # (B, 2) int64: tricks taken (Dehla Pakad: cards taken / n)
+    winner: np.ndarray  # (B,) int64: winning team, or -1 for a drawn hand
+    mendikot: np.ndarray  # (B,) bool: one team took all four tens
+    whitewash: np.ndarray  # (B,) bool: one team took every trick (every card)
+    next_dealer: np.ndarray  # (B,) int64: dealer of the next hand by the rotation rule
+    trump: np.ndarray  # (B,) int64: trump suit at the end, or -1 if there was none
+    trick_winners: np.ndarray  # (B, n_tricks) int64: seat that won each trick
+
+    def as_dict(self, game: int = 0) -> dict[str, Any]:
+        """The result of one game with the public contract keys (plain Python values)."""
+        winner = int(self.winner[game])
+        trump = int(self.trump[game])
+        return {
+            "tens": [int(x) for x in self.tens[game]],
+            "tricks": [int(x) for x in self.tricks[game]],
+            "winner": None if winner < 0 else winner,
+            "mendikot": bool(self.mendikot[game]),
+            "whitewash": bool(self.whitewash[game]),
+            "next_dealer": int(self.next_dealer[game]),
+            "trump": None if trump < 0 else trump,
+            "trick_winners": [int(x) for x in self.trick_winners[game]],
+        }
+
+
+def team_counts(state: State) -> tuple[np.ndarray, np.ndarray]:
+    """(B, 2) tens and (B, 2) tricks taken so far by each team (Dehla Pakad: cards / n)."""
+    tens = popcount(state.taken & TENS_MASK).astype(np.int64)
+    tricks = popcount(state.taken).astype(np.int64) // state.rules.n_players
+    return tens, tricks
+
+
+def hand_results(state: State) -> HandResults:
+    """Score every game of the batch (meaningful for games whose hand is over).
+
+    3 or 4 tens win (4 is a mendikot); at 2 tens each the team with more tricks wins, and
+    equal tricks (6 or 8 players) is a drawn hand that the same dealer deals again.
+    """
+    rules = state.rules
+    n = rules.n_players
+    tens, tricks = team_counts(state)
+    t0, k0, k1 = tens[:, 0], tricks[:, 0], tricks[:, 1]
+    winner = np.where(t0 >= 3, 0, np.where(t0 <= 1, 1, np.where(k0 > k1, 0, np.where(k1 > k0, 1, -1))))
+    dealer = state.dealer
+    dealer_team = dealer % 2
+    dealer_won = winner == dealer_team
+    swept = tricks[np.arange(state.batch_size), dealer_team] == 0
+    if rules.rotation == "rotate":
+        nxt = dealer + 1
+    else:
+        after_sweep = dealer + (1 if rules.rotation == "loser_deals_next_after_whitewash" else 2)
+        nxt = np.where(dealer_won, dealer + 1, np.where(swept, after_sweep, dealer))
+    nxt = np.where(winner < 0, dealer, nxt) % n
+    return HandResults(
+        tens=tens,
+        tricks=tricks,
+        winner=winner.astype(np.int64),
+        mendikot=(tens == 4).any(axis=1),
+        whitewash=(tricks == rules.n_tricks).any(axis=1),
+        next_dealer=nxt.astype(np.int64),
+        trump=state.trump.copy(),
+        trick_winners=state.trick_winners.copy(),
+    )
+
+
+def random_legal_actions(bits: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """(B,) a uniformly random legal action per game from 53-bit sets (-1 if none)."""
+    flags = unpack_sets(bits, NUM_ACTIONS)
+    count = flags.sum(axis=1, dtype=np.int64)
+    pick = (rng.random(bits.shape[0]) * count).astype(np.int64)
+    ranks = np.cumsum(flags, axis=1, dtype=np.int64)
+    chosen = np.argmax(ranks > pick[:, None], axis=1)
+    return np.where(count > 0, chosen, -1)
+
+
+def first_player(state: State) -> np.ndarray:
+    """(B,) the seat after the dealer: leads the first trick and hides the band card."""
+    return (state.dealer + 1) % state.rules.n_players
+

@@ -1,0 +1,365 @@
+"""# Mendikot
+
+| Import               | `from mendikot_env import mendikot_v0` (or `mendikot_env.env(...)`) |
+|----------------------|----------------------------------------------------------------------|
+| Actions              | Discrete                                                             |
+| Parallel API         | No                                                                   |
+| Manual Control       | `mendikot play` (terminal)                                           |
+| Agents               | `agents = ['player_0', 'player_1', 'player_2', 'player_3']` (6 or 8 with `n_players`) |
+| Agents               | 4, 6 or 8                                                            |
+| Action Shape         | Discrete(53)                                                         |
+| Action Values        | 0..51 play a card, 52 ask for the hidden trump                       |
+| Observation Shape    | Dict(observation: (859,) float32 for four players, action_mask: (53,) int8) |
+| Observation Values   | [0, 1]                                                               |
+
+Mendikot is the Indian partnership trick-taking game of tens: two teams (seats 0, 2, ...
+against seats 1, 3, ...) play every trick of a hand and the team that takes three or
+four of the four tens wins it; at two tens each, the team with more tricks wins. Trump
+is set by a cut (the first card that fails to follow suit), by a hidden face-down card
+(band hukum, revealed on request or automatically) or by an open draw. The full rules
+and every variant are in RULES.md; all of them are fields of :class:`mendikot_env.Rules`.
+
+Agents `player_k` are seats in the order of play: `player_{k+1}` plays after
+`player_k`, and seat `k` is on team `k % 2`. The env runs on the batched numpy core
+(`mendikot_env.core`) with a batch of one; the agents, the arena and training run the
+same core on thousands of games.
+
+## Arguments
+
+``` python
+mendikot_env.env(rules=None, render_mode=None, reward="win", episode="hand",
+                 render_seat=None, **rule_fields)
+```
+
+`rules`: a `Rules`, a preset name (`"standard"`, `"band"`, `"band_auto"`, `"open"`,
+`"app"`, `"dehla_pakad"`) or None for the standard game; `**rule_fields` override fields,
+e.g. `env(trump="band", n_players=6)`.
+
+`render_mode`: `"ansi"` (returns the table as text) or `"human"` (prints it every step).
+
+`reward`: `"win"` (+1 to each winner, -1 to each loser, 0 for a drawn hand) or
+`"points"` (the scoring tariff: 1, or 2 for a mendikot and 3 for a whitewash under
+`scoring="tiered"`; losers get the negative).
+
+`episode`: `"hand"` (one hand per episode) or `"match"` (hands to the target with the
+rules' dealer rotation and scoring; rewards after each hand).
+
+`render_seat`: show only this seat's hand in renders (a player's view); None shows
+every hand (debug view).
+
+## Observation Space
+
+The observation is a dict with `observation` and `action_mask`. `observation` is a flat
+float32 vector relative to the observing seat (relative seat 0 = me, 1 = next to play,
+...), built from named pieces in this order (n seats, T tricks per hand):
+
+| piece          | shape    | meaning                                                           |
+|----------------|----------|-------------------------------------------------------------------|
+| `hand`         | (52,)    | cards in my hand (card id = 13 * suit + rank, suits C D H S)       |
+| `face_down`    | (52,)    | my face-down band card (the hider only, while it is face down)    |
+| `open_card`    | (52,)    | the card shown by the open draw                                   |
+| `trick`        | (n, 52)  | card each relative seat played to the current trick               |
+| `played`       | (n, 52)  | cards each relative seat has played this hand                     |
+| `known`        | (n, 52)  | cards known to be in a seat's hand (the revealed band card)       |
+| `voids`        | (n, 4)   | suits each relative seat has failed to follow this hand           |
+| `led_suit`     | (4,)     | suit led to the current trick                                     |
+| `trump_state`  | (3,)     | none yet / face down (band) / known                               |
+| `trump_suit`   | (4,)     | the public trump suit                                             |
+| `asked`        | (1,)     | the band card was revealed by asking                              |
+| `hider`        | (n,)     | relative seat that hid the band card                              |
+| `revealed_by`  | (n,)     | relative seat whose turn revealed it (the asker)                  |
+| `leader`       | (n,)     | relative seat that led the current trick                          |
+| `dealer`       | (n,)     | relative seat of the dealer                                       |
+| `tens`         | (2, 5)   | one-hot tens taken (0..4): my team, their team                    |
+| `tricks`       | (2,)     | tricks taken / T: my team, their team                             |
+| `middle`       | (2,)     | Dehla Pakad middle pile: tens / 4, tricks / T                     |
+| `run_holder`   | (n,)     | relative seat that won the previous trick                         |
+| `trick_number` | (T,)     | one-hot index of the current trick                                |
+| `phase`        | (2,)     | choosing the band card / playing                                  |
+| `match_score`  | (2,)     | match points / target: my team, their team (match episodes)       |
+
+Size = 52 (3 + 3n) + 9n + T + 30: 859 for four players. Named views:
+`env.unwrapped.observation_layout.view(obs["observation"], "hand")` or `.split(obs)`.
+Nothing a seat may not know is in its observation: other hands and another seat's
+face-down card never appear (tested by changing hidden cards).
+
+`env.state()` is a perfect-information tensor for centralised critics and oracle
+agents: every hand, the face-down card, the acting seat, then seat 0's public view.
+
+## Legal Actions Mask
+
+`action_mask` is an int8 (53,) vector, 1 for a legal action of the agent to act and all
+zeros for every other agent (and for everybody once the hand is over). Follow suit if you
+can, otherwise any card; a player who cannot follow while the band card is face down
+may ask (52); after asking they must play a trump if able. In band hukum the first action
+of a hand is the first player choosing a card of their hand to lay face down.
+
+## Action Space
+
+Discrete(53): card ids 0..51 (`13 * suit + rank`; the A of spades is 51) and 52 = ask
+for the hidden trump (band hukum). Asking does not end the turn: the same agent acts again.
+
+## Rewards
+
+| Winner | Loser | Drawn hand (6 or 8 players) |
+|:------:|:-----:|:---------------------------:|
+| +1     | -1    | 0                           |
+
+Rewards are given at the end of each hand (0 on every other step); `env.rewards` holds
+only the last step's rewards. With `reward="points"` the winners get the scoring tariff.
+At the end of a hand every agent's `info["result"]` (and `env.unwrapped.result`) is the
+hand result: `tens`, `tricks`, `winner` (0, 1 or None), `mendikot`, `whitewash`,
+`next_dealer`, `trump`, `trick_winners`. In match episodes `info["match"]` holds the
+scores, the deals played, whether the match is over and its winner; the latest hand's
+result stays in the infos until the next hand ends.
+
+An illegal action: the wrapped env (`env()`) ends the episode with -1 to the offender
+(PettingZoo's TerminateIllegalWrapper); the raw env (`raw_env()`) raises a ValueError
+naming the action and the legal ones.
+
+## Reset options
+
+`reset(seed=..., options={"deal": [[...], ...], "dealer": d, "open_card": c})`: every
+option is optional; without them the cards come from the seed. `deal` is one list of
+card ids per seat; `dealer` a seat; `open_card` the open draw's card (`trump="open"`).
+In match episodes they set the first hand. Unknown option keys give a warning.
+
+## Version History
+
+* v0: initial release.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from . import core
+from .cards import NUM_ACTIONS, set_to_cards, unpack_sets
+from .match import MatchState, team_rewards
+from .observation import ObservationEncoder, encode_state, state_layout
+from .render import render_text
+from .rules import Rules, resolve_rules
+
+REWARD_MODES = ("win", "points")
+EPISODE_MODES = ("hand", "match")
+RESET_OPTIONS = ("deal", "dealer", "open_card")
+
+
+def env(rules: Rules | str | dict[str, Any] | None = None, **kwargs: Any) -> AECEnv:
+    """The Mendikot AEC env with PettingZoo's standard classic wrappers.
+
+    Args:
+        rules: a Rules, a preset name or a dict of fields (None: the standard game).
+        **kwargs: env options (render_mode, reward, episode, render_seat) and rule fields.
+
+    Example:
+        >>> e = env("band", n_players=6)
+        >>> e.reset(seed=0)
+        >>> e.agent_selection
+        'player_...'
+    """
+    wrapped: AECEnv = raw_env(rules, **kwargs)
+    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)
+
+
+class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
+    """The unwrapped Mendikot env; see the module docstring for its documentation."""
+
+    metadata = {"name": "mendikot_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(
+        self,
+        rules: Rules | str | dict[str, Any] | None = None,
+        render_mode: str | None = None,
+        reward: str = "win",
+        episode: str = "hand",
+        render_seat: int | None = None,
+        **rule_fields: Any,
+    ) -> None:
+        super().__init__()
+        self.rules = resolve_rules(rules, **rule_fields)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} is not allowed; choose one of {self.metadata['render_modes']}")
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward {reward!r} is not allowed; choose one of {list(REWARD_MODES)}")
+        if episode not in EPISODE_MODES:
+            raise ValueError(f"episode {episode!r} is not allowed; choose one of {list(EPISODE_MODES)}")
+        n = self.rules.n_players
+        if render_seat is not None and render_seat not in range(n):
+            raise ValueError(f"render_seat {render_seat!r} is not a seat; use None or 0..{n - 1}")
+        self.render_mode = render_mode
+        self.reward_mode = reward
+        self.episode = episode
+        self.render_seat = render_seat
+        self.encoder = ObservationEncoder(self.rules)
+        self.observation_layout = self.encoder.layout
+        self.state_layout = state_layout(self.rules)
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {agent: i for i, agent in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (self.encoder.size,), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {agent: obs_space for agent in self.possible_agents}
+        self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
+        self._rng = np.random.default_rng()
+        self.game: core.State | None = None
+        self.match: MatchState | None = None
+        self.result: dict[str, Any] | None = None
+
+    # -- spaces ------------------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # -- reset -------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        options = dict(options or {})
+        unknown = sorted(set(options) - set(RESET_OPTIONS))
+        if unknown:
+            warnings.warn(
+                f"unknown reset option(s) {unknown} ignored; known options are {list(RESET_OPTIONS)}", stacklevel=2
+            )
+        deal = options.get("deal")
+        self._deal_hand(
+            deals=None if deal is None else [deal], dealer=options.get("dealer"), open_card=options.get("open_card")
+        )
+        self.match = MatchState.start(self.game.dealer) if self.episode == "match" else None
+        self.agents = self.possible_agents[:]
+        self.rewards = {agent: 0.0 for agent in self.agents}
+        self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
+        self.terminations = {agent: False for agent in self.agents}
+        self.truncations = {agent: False for agent in self.agents}
+        self.infos = {agent: {} for agent in self.agents}
+        self.result = None
+
+    def _deal_hand(self, deals: Any = None, dealer: Any = None, open_card: Any = None) -> None:
+        self.game = core.new_hands(self.rules, 1, self._rng, deals=deals, dealers=dealer, open_cards=open_card)
+        self._after_change()
+
+    def _after_change(self) -> None:
+        """Refresh what every call until the next step reads: legal set, selection, cache."""
+        self._legal = int(core.legal_bits(self.game)[0])
+        self._observations: dict[int, np.ndarray] = {}
+        current = int(self.game.current[0])
+        if current >= 0:
+            self.agent_selection = self.possible_agents[current]
+
+    # -- observe -----------------------------------------------------------------------
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.agent_name_mapping[agent]
+        vector = self._observations.get(seat)
+        if vector is None:
+            score = None if self.match is None else self.match.scores
+            vector = self.encoder.encode(self.game, np.array([seat]), score)[0]
+            self._observations[seat] = vector
+        return {"observation": vector.copy(), "action_mask": self.action_mask(agent)}
+
+    def action_mask(self, agent: str | None = None) -> np.ndarray:
+        """(53,) int8 legal actions of ``agent`` (default: the agent to act); zeros if not to act."""
+        agent = self.agent_selection if agent is None else agent
+        seat = self.agent_name_mapping[agent]
+        if seat != int(self.game.current[0]):
+            return np.zeros(NUM_ACTIONS, dtype=np.int8)
+        return unpack_sets(np.array([self._legal], dtype=np.uint64), NUM_ACTIONS)[0].astype(np.int8)
+
+    def state(self) -> np.ndarray:
+        score = None if self.match is None else self.match.scores
+        return encode_state(self.game, self.encoder, score)[0]
+
+    # -- step --------------------------------------------------------------------------
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        action = self._checked_action(action)
+        core.step(self.game, np.array([action]), check=False)
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {a: 0.0 for a in self.agents}
+        if self.game.phase[0] == core.OVER:
+            self._finish_hand(agent)
+        self._after_change()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _checked_action(self, action: Any) -> int:
+        try:
+            value = int(action)
+        except (TypeError, ValueError):
+            value = None
+        if value is None or value != action or not self._legal >> value & 1 or value < 0:
+            legal = set_to_cards(self._legal)
+            raise ValueError(f"illegal action {action!r} for {self.agent_selection}; legal actions are {legal}")
+        return value
+
+    def _finish_hand(self, last_agent: str) -> None:
+        results = core.hand_results(self.game)
+        self.result = results.as_dict(0)
+        team_reward = team_rewards(self.rules, results, self.reward_mode)[0]
+        for agent in self.agents:
+            self.rewards[agent] = float(team_reward[self.agent_name_mapping[agent] % 2])
+        if self.match is None:
+            self.infos = {agent: {"result": self.result} for agent in self.agents}
+            self._end_episode(last_agent)
+            return
+        self.match.record(self.rules, results)
+        over = bool(self.match.over[0])
+        summary = {
+            "scores": [int(x) for x in self.match.scores[0]],
+            "deals": int(self.match.deals[0]),
+            "over": over,
+            "winner": (None if int(self.match.winner()[0]) < 0 else int(self.match.winner()[0])) if over else None,
+        }
+        self.infos = {agent: {"result": self.result, "match": summary} for agent in self.agents}
+        if over:
+            self._end_episode(last_agent)
+        else:
+            self._deal_hand(dealer=self.match.dealer)
+
+    def _end_episode(self, last_agent: str) -> None:
+        self.terminations = {agent: True for agent in self.agents}
+        nxt = (self.agent_name_mapping[last_agent] + 1) % self.rules.n_players
+        self.agent_selection = self.possible_agents[nxt]
+
+    # -- render ------------------------------------------------------------------------
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            warnings.warn("render() called without a render_mode; use render_mode='ansi' or 'human'", stacklevel=2)
+            return None
+        score = None if self.match is None else [int(x) for x in self.match.scores[0]]
+        text = render_text(self.game, 0, seat=self.render_seat, match_score=score)
+        if self.result is not None and self.game.phase[0] == core.OVER:
+            r = self.result
+            outcome = "drawn hand" if r["winner"] is None else f"team {r['winner']} wins"
+            extras = [k for k in ("mendikot", "whitewash") if r[k]]
+            text += f"\nResult: {outcome} (tens {r['tens']}, tricks {r['tricks']})" + (
+                f" - {', '.join(extras)}" if extras else ""
+            )
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def close(self) -> None:
+        pass

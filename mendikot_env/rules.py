@@ -1,0 +1,113 @@
+"""The rules configuration: every variant of RULES.md as one frozen, validated dataclass.
+
+Defaults are the standard game (4 players, cut trump, Mendikot collection, the losing
+team deals, one point a hand, first to 5). ``Rules.preset(name)`` gives the named presets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+from .cards import NUM_CARDS
+
+PLAYER_COUNTS = (4, 6, 8)
+TRUMP_METHODS = ("cut", "band", "open")
+REVEAL_MODES = ("ask", "auto")
+COLLECTIONS = ("mendikot", "dehla")
+ROTATIONS = ("loser_deals", "loser_deals_next_after_whitewash", "rotate")
+SCORINGS = ("points_per_hand", "tiered", "fixed_deals")
+DIRECTIONS = ("clockwise", "anticlockwise")
+
+_CHOICES: dict[str, tuple[Any, ...]] = {
+    "n_players": PLAYER_COUNTS,
+    "trump": TRUMP_METHODS,
+    "reveal": REVEAL_MODES,
+    "collection": COLLECTIONS,
+    "rotation": ROTATIONS,
+    "scoring": SCORINGS,
+    "direction": DIRECTIONS,
+}
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "standard": {},
+    "band": {"trump": "band", "reveal": "ask"},
+    "band_auto": {"trump": "band", "reveal": "auto"},
+    "open": {"trump": "open"},
+    "app": {"rotation": "rotate", "scoring": "tiered"},
+    "dehla_pakad": {"collection": "dehla"},
+}
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One Mendikot rule set. Invalid values raise ``ValueError`` on construction."""
+
+    n_players: int = 4  # 4, 6 or 8; with 6 or 8 the four 2s leave the pack
+    trump: str = "cut"  # how trump is set: cut (first void), band (hidden card), open (drawn card)
+    reveal: str = "ask"  # band hukum only: reveal on request (ask) or at the first void (auto)
+    collection: str = "mendikot"  # mendikot: winner takes the trick; dehla: two tricks in a row
+    rotation: str = "loser_deals"  # who deals the next hand of a match
+    scoring: str = "points_per_hand"  # match tariff: points_per_hand, tiered (1/2/3), fixed_deals
+    target: int = 5  # points to win the match, or the number of deals for fixed_deals
+    direction: str = "clockwise"  # display only: how seats are drawn and named
+
+    def __post_init__(self) -> None:
+        for name, allowed in _CHOICES.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or value not in allowed:
+                raise ValueError(f"Rules.{name} = {value!r} is not allowed; choose one of {list(allowed)}")
+        if isinstance(self.target, bool) or not isinstance(self.target, int) or self.target < 1:
+            raise ValueError(f"Rules.target = {self.target!r} is not allowed; it must be a positive integer")
+
+    @property
+    def n_tricks(self) -> int:
+        """Tricks in a hand: 13, 8 or 6."""
+        return self.pack_size // self.n_players
+
+    @property
+    def pack_size(self) -> int:
+        """52 cards, or 48 without the 2s for six and eight players."""
+        return NUM_CARDS if self.n_players == 4 else NUM_CARDS - 4
+
+    @property
+    def hand_size(self) -> int:
+        """Cards dealt to each seat."""
+        return self.n_tricks
+
+    @classmethod
+    def preset(cls, name: str, **overrides: Any) -> Rules:
+        """A named preset from RULES.md (``standard``, ``band``, ...), with optional overrides."""
+        if name not in PRESETS:
+            raise ValueError(f"unknown rules preset {name!r}; choose one of {list(PRESETS)}")
+        return cls.from_dict({**PRESETS[name], **overrides})
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> Rules:
+        """Rules from a dict of fields, with a clear error for unknown field names."""
+        known = [f.name for f in fields(cls)]
+        unknown = [k for k in values if k not in known]
+        if unknown:
+            raise ValueError(f"unknown Rules field(s) {unknown}; known fields are {known}")
+        return cls(**values)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a plain dict (for records and checkpoints)."""
+        return asdict(self)
+
+    def replace(self, **changes: Any) -> Rules:
+        """A copy with some fields changed (validated again)."""
+        return replace(self, **changes)
+
+
+def resolve_rules(rules: Rules | str | dict[str, Any] | None = None, **fields_: Any) -> Rules:
+    """Rules from a ``Rules``, a preset name, a dict of fields, or keyword fields."""
+    if rules is None:
+        return Rules.from_dict(fields_)
+    if isinstance(rules, Rules):
+        return rules.replace(**fields_) if fields_ else rules
+    if isinstance(rules, str):
+        return Rules.preset(rules, **fields_)
+    if isinstance(rules, dict):
+        return Rules.from_dict({**rules, **fields_})
+    raise ValueError(f"rules must be a Rules, a preset name or a dict of fields, got {type(rules).__name__}")
