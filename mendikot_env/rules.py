@@ -19,7 +19,7 @@ ROTATIONS = ("loser_deals", "loser_deals_next_after_whitewash", "rotate")
 SCORINGS = ("points_per_hand", "tiered", "fixed_deals")
 DIRECTIONS = ("clockwise", "anticlockwise")
 
-_CHOICES: dict[str, tuple[Any, ...]] = {
+RULE_CHOICES: dict[str, tuple[Any, ...]] = {
     "n_players": PLAYER_COUNTS,
     "trump": TRUMP_METHODS,
     "reveal": REVEAL_MODES,
@@ -53,7 +53,7 @@ class Rules:
     direction: str = "clockwise"  # display only: how seats are drawn and named
 
     def __post_init__(self) -> None:
-        for name, allowed in _CHOICES.items():
+        for name, allowed in RULE_CHOICES.items():
             value = getattr(self, name)
             if isinstance(value, bool) or value not in allowed:
                 raise ValueError(f"Rules.{name} = {value!r} is not allowed; choose one of {list(allowed)}")

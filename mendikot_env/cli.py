@@ -1,0 +1,38 @@
+"""The ``mendikot`` command: one subcommand per job (demo, bench, ...).
+
+Each subcommand lives in its own module with ``add_parser(subparsers)`` that registers
+its arguments and sets ``func``; this file only wires them together.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# Modules that provide a subcommand, in the order shown by --help.
+COMMAND_MODULES = ("mendikot_env.commands.demo", "mendikot_env.commands.bench")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every available subcommand."""
+    parser = argparse.ArgumentParser(prog="mendikot", description="Mendikot RL environment tools")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module_name in COMMAND_MODULES:
+        importlib.import_module(module_name).add_parser(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except ValueError as error:
+        print(f"mendikot {args.command}: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

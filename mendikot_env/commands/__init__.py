@@ -1,0 +1,1 @@
+"""Subcommands of the ``mendikot`` console command, one module each."""
