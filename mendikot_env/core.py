@@ -92,6 +92,14 @@ class State:
     trick_winners: np.ndarray  # (B, n_tricks) int64: winner of each trick, NO_SEAT if unplayed
     deal: np.ndarray  # (B, n) uint64: cards dealt to each seat (for records and replays)
 
+    def __post_init__(self) -> None:
+        # The step updates per-seat arrays through flat views (reshape(-1)), which are
+        # only views of C-contiguous arrays.
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, np.ndarray) and not value.flags.c_contiguous:
+                setattr(self, f.name, np.ascontiguousarray(value))
+
     @property
     def batch_size(self) -> int:
         """Number of games B."""
@@ -177,7 +185,7 @@ def new_hands(
     else:
         open_card = np.full(B, NO_CARD)
 
-    hands = np.bitwise_or.reduce(CARD_BITS[cards], axis=2)
+    hands = np.ascontiguousarray(np.bitwise_or.reduce(CARD_BITS[cards], axis=2))
     first = (dealer + 1) % n
     band = rules.trump == "band"
     return State(
@@ -289,8 +297,9 @@ def legal_bits(state: State) -> np.ndarray:
     follow while the band card is still face down (reveal="ask").
     """
     rules = state.rules
-    seat = np.maximum(state.current, 0)
-    hand = state.hands[np.arange(state.batch_size), seat]
+    # current is NO_SEAT (-1) only when the hand is over: it then reads the last seat's
+    # (empty) hand, and the result is masked to 0 below.
+    hand = state.hands.reshape(-1)[_rows(state.batch_size) * rules.n_players + state.current]
     led = state.led_suit
     follow = hand & SUIT_SETS[led]
     free = hand
@@ -298,14 +307,27 @@ def legal_bits(state: State) -> np.ndarray:
         trumps = hand & SUIT_SETS[state.trump]
         free = np.where(state.duty & (trumps != 0), trumps, hand)
         if rules.reveal == "ask":
-            free = free | np.where(state.face_down >= 0, ASK_BIT, np.uint64(0))
-    bits = np.where(led < 0, hand, np.where(follow != 0, follow, free))
-    return np.where(state.phase == OVER, np.uint64(0), bits)
+            free = free | (ASK_BIT * (state.face_down >= 0))
+    bits = np.where(follow != 0, follow, np.where(led < 0, hand, free))
+    return bits * (state.phase != OVER)
 
 
 def legal_action_mask(state: State) -> np.ndarray:
     """(B, 53) bool: the legal actions of each game's acting seat."""
-    return unpack_sets(legal_bits(state), NUM_ACTIONS).astype(bool)
+    return unpack_sets(legal_bits(state), NUM_ACTIONS).view(bool)
+
+
+_ROWS: dict[int, np.ndarray] = {}
+
+
+def _rows(batch_size: int) -> np.ndarray:
+    """Cached ``np.arange(batch_size)`` (read-only): the hot path indexes with it every step."""
+    rows = _ROWS.get(batch_size)
+    if rows is None:
+        rows = np.arange(batch_size)
+        rows.flags.writeable = False
+        _ROWS[batch_size] = rows
+    return rows
 
 
 # -------------------------------------------------------------------------------- step
@@ -326,44 +348,52 @@ def step(state: State, actions: Any, check: bool = True) -> None:
     B = state.batch_size
     actions = np.asarray(actions)
     if actions.shape != (B,):
-        actions = np.broadcast_to(actions, (B,)) if actions.ndim == 0 else actions
-        if actions.shape != (B,):
-            raise ValueError(f"step needs one action per game: shape ({B},), got {np.shape(actions)}")
-    live = state.phase != OVER
+        if actions.ndim != 0:
+            raise ValueError(f"step needs one action per game: shape ({B},), got {actions.shape}")
+        actions = np.broadcast_to(actions, (B,))
     if check:
-        _check_actions(state, actions, live)
-    actions = actions.astype(np.int64)
+        _check_actions(state, actions)
+    if actions.dtype != np.int64:
+        actions = actions.astype(np.int64)
+    phase = state.phase
+    if np.count_nonzero(phase != PLAY) or np.count_nonzero(actions == ASK_ACTION):
+        _step_special(state, actions)
+    else:
+        _play(state, slice(None), _rows(B), actions)
 
+
+def _step_special(state: State, actions: np.ndarray) -> None:
+    """The slow path: some games are over, hiding the band card or asking."""
+    live = state.phase != OVER
     hide = live & (state.phase == HIDE)
-    if hide.any():
-        _hide(state, np.flatnonzero(hide), actions[hide])
-    ask = live & (actions == ASK_ACTION) & ~hide
-    if ask.any():
+    if np.count_nonzero(hide):
+        games = np.flatnonzero(hide)
+        _hide(state, games, actions[games])
+    ask = live & ~hide & (actions == ASK_ACTION)
+    if np.count_nonzero(ask):
         games = np.flatnonzero(ask)
         _reveal(state, games, state.current[games], asked=True)
     play = live & ~hide & ~ask
-    if play.all():
-        _play(state, np.arange(B), actions)
-    elif play.any():
+    if np.count_nonzero(play):
         games = np.flatnonzero(play)
-        _play(state, games, actions[games])
+        _play(state, games, games, actions[games])
 
 
-def _check_actions(state: State, actions: np.ndarray, live: np.ndarray) -> None:
-    in_range = (actions >= 0) & (actions < NUM_ACTIONS) if np.issubdtype(actions.dtype, np.integer) else None
-    if in_range is None:
+def _check_actions(state: State, actions: np.ndarray) -> None:
+    if not np.issubdtype(actions.dtype, np.integer):
         raise IllegalActionError(f"actions must be integers 0..52, got dtype {actions.dtype}")
+    in_range = (actions >= 0) & (actions < NUM_ACTIONS)
     legal = legal_bits(state)
     bits = CARD_SETS[np.where(in_range, actions, -1)]
-    bad = live & ((legal & bits) == 0)
-    if bad.any():
+    bad = (state.phase != OVER) & ((legal & bits) == 0)
+    if np.count_nonzero(bad):
         g = int(np.flatnonzero(bad)[0])
-        a = actions[g]
-        shown = action_str(int(a)) if in_range[g] else "out of range (actions are 0..52)"
-        legal_list = [action_str(x) for x in set_to_cards(legal[g])]
+        a = int(actions[g])
+        shown = action_str(a) if in_range[g] else "out of range: actions are 0..52"
+        legal_list = set_to_cards(legal[g])
         raise IllegalActionError(
-            f"illegal action {int(a)} ({shown}) in game {g} for seat {int(state.current[g])}; "
-            f"legal actions: {set_to_cards(legal[g])} = {legal_list}"
+            f"illegal action {a} ({shown}) in game {g} for seat {int(state.current[g])}; "
+            f"legal actions: {legal_list} = {[action_str(x) for x in legal_list]}"
         )
 
 
@@ -389,36 +419,45 @@ def _reveal(state: State, games: np.ndarray, by: np.ndarray, asked: bool) -> Non
     state.duty[games] = asked
 
 
-def _play(state: State, games: np.ndarray, cards: np.ndarray) -> None:
-    """Each acting seat plays a card; completes tricks and starts the next turn."""
+def _play(state: State, sel: slice | np.ndarray, games: np.ndarray, cards: np.ndarray) -> None:
+    """Each acting seat plays a card; completes tricks and starts the next turn.
+
+    ``sel`` selects the playing games (a full slice on the fast path, else indices) and
+    ``games`` holds their indices; both address the same games.
+    """
     n = state.rules.n_players
-    seat = state.current[games]
+    seat = state.current[sel]
+    flat = games * n + seat  # index into the (B * n) flattened per-seat arrays
     bit = CARD_BITS[cards]
     suit = cards // NUM_RANKS
-    state.hands[games, seat] &= ~bit
-    state.played[games, seat] |= bit
-    led = state.led_suit[games]
-    led = np.where(led < 0, suit, led)
-    state.led_suit[games] = led
+    hands = state.hands.reshape(-1)
+    hands[flat] ^= bit  # the card is in the hand (legal), so XOR removes it
+    played = state.played.reshape(-1)
+    played[flat] |= bit
+    led = state.led_suit[sel]
+    leading = led < 0
+    led = np.where(leading, suit, led)
+    state.led_suit[sel] = led
     off = suit != led
-    if off.any():
-        g, s, ls = games[off], seat[off], led[off]
-        state.voids[g, s] |= np.left_shift(1, ls).astype(np.uint8)
+    if np.count_nonzero(off):
+        voids = state.voids.reshape(-1)
+        voids[flat[off]] |= np.left_shift(1, led[off]).astype(np.uint8)
         if state.rules.trump == "cut":
             # The first card that fails to follow sets trump and already counts as one.
+            g = games[off]
             sets = state.trump[g] < 0
             state.trump[g[sets]] = suit[off][sets]
-    trump = state.trump[games]
-    state.trick_trumps[games] |= np.where(suit == trump, bit, np.uint64(0))
-    state.trick_cards[games, seat] = cards
-    known = state.known_card[games]
-    state.known_card[games] = np.where(known == cards, NO_CARD, known)
-    state.duty[games] = False
-    size = state.trick_size[games] + 1
-    state.trick_size[games] = size
-    state.current[games] = (seat + 1) % n
+    state.trick_trumps[sel] |= bit * (suit == state.trump[sel])
+    state.trick_cards.reshape(-1)[flat] = cards
+    if state.rules.trump == "band":
+        known = state.known_card[sel]
+        state.known_card[sel] = np.where(known == cards, NO_CARD, known)
+        state.duty[sel] = False
+    size = state.trick_size[sel] + 1
+    state.trick_size[sel] = size
+    state.current[sel] = (seat + 1) % n
     full = size == n
-    if full.any():
+    if np.count_nonzero(full):
         _finish_tricks(state, games[full])
     if state.rules.trump == "band":
         _start_turns(state, games)
@@ -442,7 +481,7 @@ def _finish_tricks(state: State, games: np.ndarray) -> None:
     trick_set = np.bitwise_or.reduce(bits, axis=1)
     trick_no = state.trick_no[games]
     if rules.collection == "mendikot":
-        state.taken[games, team] |= trick_set
+        state.taken.reshape(-1)[games * 2 + team] |= trick_set
     else:
         # Dehla Pakad: the middle goes to a seat that wins two tricks in a row, and the
         # winner of the last trick takes whatever is left.
@@ -451,7 +490,7 @@ def _finish_tricks(state: State, games: np.ndarray) -> None:
         state.taken[games[take], team[take]] |= middle[take]
         state.middle[games] = np.where(take, np.uint64(0), middle)
     state.last_winner[games] = winner
-    state.trick_winners[games, trick_no] = winner
+    state.trick_winners.reshape(-1)[games * rules.n_tricks + trick_no] = winner
     state.trick_no[games] = trick_no + 1
     state.trick_cards[games] = NO_CARD
     state.trick_size[games] = 0
@@ -460,7 +499,8 @@ def _finish_tricks(state: State, games: np.ndarray) -> None:
     state.leader[games] = winner
     over = trick_no + 1 == rules.n_tricks
     state.current[games] = np.where(over, NO_SEAT, winner)
-    state.phase[games[over]] = OVER
+    if np.count_nonzero(over):
+        state.phase[games[over]] = OVER
 
 
 def _start_turns(state: State, games: np.ndarray) -> None:
@@ -478,7 +518,7 @@ def _start_turns(state: State, games: np.ndarray) -> None:
     if state.rules.reveal == "auto":
         led = state.led_suit[games]
         reveal |= (led >= 0) & ((hand & SUIT_SETS[led]) == 0)
-    if reveal.any():
+    if np.count_nonzero(reveal):
         _reveal(state, games[reveal], seat[reveal], asked=False)
 
 
@@ -557,9 +597,9 @@ def hand_results(state: State) -> HandResults:
 def random_legal_actions(bits: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """(B,) a uniformly random legal action per game from 53-bit sets (-1 if none)."""
     flags = unpack_sets(bits, NUM_ACTIONS)
-    count = flags.sum(axis=1, dtype=np.int64)
-    pick = (rng.random(bits.shape[0]) * count).astype(np.int64)
-    ranks = np.cumsum(flags, axis=1, dtype=np.int64)
+    count = popcount(bits)
+    pick = (rng.random(bits.shape[0]) * count).astype(np.uint8)
+    ranks = np.cumsum(flags, axis=1, dtype=np.uint8)  # at most 53: fits in uint8
     chosen = np.argmax(ranks > pick[:, None], axis=1)
     return np.where(count > 0, chosen, -1)
 

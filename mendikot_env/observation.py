@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .cards import NUM_CARDS, TENS_MASK, popcount, unpack_sets
-from .core import CARD_SETS, HIDE, OVER, PLAY, State, team_counts
+from .core import CARD_SETS, NO_SEAT, OVER, State, _rows, team_counts
 from .rules import Rules
 
 
@@ -123,27 +123,25 @@ class ObservationEncoder:
         self.rules = rules
         self.layout = observation_layout(rules)
         n = rules.n_players
-        # (n + 1, n): row k is one-hot k, the last row (index -1 or n) is all zero.
-        self._seat_onehot = np.vstack([np.eye(n, dtype=np.float32), np.zeros((1, n), np.float32)])
-        self._count_onehot = np.eye(5, dtype=np.float32)
-        self._trick_onehot = np.vstack([np.eye(rules.n_tricks, dtype=np.float32), np.zeros((1, rules.n_tricks))])
-        self._suit_onehot = np.vstack([np.eye(4, dtype=np.float32), np.zeros((1, 4), np.float32)])
-        # Rows indexed by phase: HIDE -> (1, 0), PLAY -> (0, 1), OVER -> (0, 0).
-        self._phase_onehot = np.zeros((3, 2), dtype=np.float32)
-        self._phase_onehot[HIDE, 0] = self._phase_onehot[PLAY, 1] = 1.0
         self._void_bits = np.unpackbits(np.arange(16, dtype=np.uint8)[:, None], axis=1, bitorder="little")[:, :4]
         self._n_planes = 3 + 3 * n
         self._offsets = {name: (p.start, p.stop) for name, p in self.layout.pieces.items()}
+        self._cards_end = self.layout.pieces["voids"].start
+        self._voids = slice(*self._offsets["voids"])
+        self._seat_range = np.arange(n)
+        self._team_order = np.array([0, 1])
+        one_hot_starts = [
+            ("led_suit", 0), ("trump_state", 0), ("trump_suit", 0), ("hider", 0), ("revealed_by", 0),
+            ("leader", 0), ("dealer", 0), ("run_holder", 0), ("tens", 0), ("tens", 5),
+            ("trick_number", 0), ("phase", 0),
+        ]  # fmt: skip
+        self._hot_starts = np.array([self._offsets[name][0] + extra for name, extra in one_hot_starts])
+        self._hot: np.ndarray | None = None
 
     @property
     def size(self) -> int:
         """Length D of an observation vector."""
         return self.layout.size
-
-    def _relative(self, seats: np.ndarray, of: np.ndarray) -> np.ndarray:
-        """Relative seat of ``of`` seen from ``seats``; n (the zero row) where of < 0."""
-        n = self.rules.n_players
-        return np.where(of < 0, n, (of - seats) % n)
 
     def encode(
         self,
@@ -163,54 +161,61 @@ class ObservationEncoder:
         rules = self.rules
         n, B = rules.n_players, state.batch_size
         seats = np.asarray(seats, dtype=np.int64).reshape(B)
-        games = np.arange(B)
-        rel_seats = (seats[:, None] + np.arange(n)) % n  # (B, n): absolute seat of relative seat k
-        rows = games[:, None]
-        o = self._offsets
+        rows = _rows(B)
+        rel_seats = (seats[:, None] + self._seat_range) % n  # (B, n): absolute seat of relative seat k
+        flat = rows[:, None] * n + rel_seats  # (B, n): index into flattened (B * n) per-seat arrays
         if out is None:
             out = np.empty((B, self.size), dtype=np.float32)
 
-        planes = np.empty((B, self._n_planes), dtype=np.uint64)
-        planes[:, 0] = state.hands[games, seats]
-        planes[:, 1] = np.where(state.hider == seats, CARD_SETS[state.face_down], np.uint64(0))
+        # Card planes: gather the card sets, then unpack all of them in one call.
+        n_planes = self._n_planes
+        planes = np.empty((B, n_planes), dtype=np.uint64)
+        planes[:, 0] = state.hands.reshape(-1)[flat[:, 0]]
+        planes[:, 1] = CARD_SETS[state.face_down] * (state.hider == seats)
         planes[:, 2] = CARD_SETS[state.open_card]
-        planes[:, 3 : 3 + n] = CARD_SETS[state.trick_cards[rows, rel_seats]]
-        planes[:, 3 + n : 3 + 2 * n] = state.played[rows, rel_seats]
-        planes[:, 3 + 2 * n :] = np.where(
-            rel_seats == state.hider[:, None], CARD_SETS[state.known_card][:, None], np.uint64(0)
-        )
-        out[:, : o["voids"][0]] = unpack_sets(planes).reshape(B, -1)
+        planes[:, 3 : 3 + n] = CARD_SETS[state.trick_cards.reshape(-1)[flat]]
+        planes[:, 3 + n : 3 + 2 * n] = state.played.reshape(-1)[flat]
+        planes[:, 3 + 2 * n :] = CARD_SETS[state.known_card][:, None] * (rel_seats == state.hider[:, None])
+        bits = np.unpackbits(planes.view(np.uint8).reshape(B, n_planes, 8), axis=2, bitorder="little")
+        out[:, : self._cards_end].reshape(B, n_planes, NUM_CARDS)[...] = bits[:, :, :NUM_CARDS]
+        out[:, self._cards_end :] = 0.0
+        out[:, self._voids].reshape(B, n, 4)[...] = self._void_bits[state.voids.reshape(-1)[flat]]
 
-        out[:, slice(*o["voids"])] = self._void_bits[state.voids[rows, rel_seats]].reshape(B, -1)
-        out[:, slice(*o["led_suit"])] = self._suit_onehot[state.led_suit]
-        trump_state = np.where(state.trump >= 0, 2, np.where(state.face_down >= 0, 1, 0))
-        out[:, slice(*o["trump_state"])] = self._count_onehot[trump_state, :3]
-        out[:, slice(*o["trump_suit"])] = self._suit_onehot[state.trump]
-        out[:, o["asked"][0]] = state.asked
-        seat_pieces = (
-            ("hider", state.hider),
-            ("revealed_by", state.revealed_by),
-            ("leader", np.where(state.phase == OVER, -1, state.leader)),
-            ("dealer", state.dealer),
-            ("run_holder", state.last_winner),
-        )
-        for name, absolute in seat_pieces:
-            out[:, slice(*o[name])] = self._seat_onehot[self._relative(seats, absolute)]
-
-        my_team = seats % 2
+        # One-hot pieces: one column of ``hot`` per piece holds the index to set to 1,
+        # or the piece's first index with value 0 when the piece is empty.
+        hot = self._hot_buffer(B)
+        hot[:, 0] = state.led_suit
+        hot[:, 1] = 2 * (state.trump >= 0) + (state.face_down >= 0)
+        hot[:, 2] = state.trump
+        hot[:, 3] = state.hider
+        hot[:, 4] = state.revealed_by
+        hot[:, 5] = np.where(state.phase == OVER, NO_SEAT, state.leader)
+        hot[:, 6] = state.dealer
+        hot[:, 7] = state.last_winner
+        seat_cols = hot[:, 3:8]
+        seat_cols[...] = np.where(seat_cols < 0, -1, (seat_cols - seats[:, None]) % n)
         tens, tricks = team_counts(state)
-        mine_first = np.stack([my_team, 1 - my_team], axis=1)
-        out[:, slice(*o["tens"])] = self._count_onehot[tens[rows, mine_first]].reshape(B, -1)
-        out[:, slice(*o["tricks"])] = tricks[rows, mine_first] / rules.n_tricks
-        out[:, o["middle"][0]] = popcount(state.middle & TENS_MASK) / 4.0
-        out[:, o["middle"][0] + 1] = popcount(state.middle) / (n * rules.n_tricks)
-        out[:, slice(*o["trick_number"])] = self._trick_onehot[np.minimum(state.trick_no, rules.n_tricks)]
-        out[:, slice(*o["phase"])] = self._phase_onehot[state.phase]
-        if match_score is None:
-            out[:, slice(*o["match_score"])] = 0.0
-        else:
-            out[:, slice(*o["match_score"])] = np.asarray(match_score)[rows, mine_first] / rules.target
+        mine_first = rows[:, None] * 2 + (seats[:, None] + self._team_order) % 2  # (B, 2) flat index: mine, theirs
+        hot[:, 8:10] = tens.reshape(-1)[mine_first]
+        hot[:, 10] = np.where(state.phase == OVER, -1, state.trick_no)
+        hot[:, 11] = np.where(state.phase == OVER, -1, state.phase)
+        valid = hot >= 0
+        out[rows[:, None], self._hot_starts + hot * valid] = valid
+
+        o = self._offsets
+        out[:, o["asked"][0]] = state.asked
+        out[:, slice(*o["tricks"])] = tricks.reshape(-1)[mine_first] * (1.0 / rules.n_tricks)
+        out[:, o["middle"][0]] = popcount(state.middle & TENS_MASK) * 0.25
+        out[:, o["middle"][0] + 1] = popcount(state.middle) * (1.0 / (n * rules.n_tricks))
+        if match_score is not None:
+            score = np.asarray(match_score, dtype=np.float32).reshape(-1)
+            out[:, slice(*o["match_score"])] = score[mine_first] * (1.0 / rules.target)
         return out
+
+    def _hot_buffer(self, batch_size: int) -> np.ndarray:
+        if self._hot is None or self._hot.shape[0] != batch_size:
+            self._hot = np.empty((batch_size, self._hot_starts.size), dtype=np.int64)
+        return self._hot
 
 
 def state_layout(rules: Rules) -> Layout:
