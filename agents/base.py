@@ -31,6 +31,13 @@ class Agent(Protocol):
         ...
 
 
+def seed_agent(agent: object, seed: int | None) -> None:
+    """Reseed an agent that has randomness (an optional ``seed(seed)`` method)."""
+    method = getattr(agent, "seed", None)
+    if callable(method):
+        method(seed)
+
+
 def masked_uniform(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """(B,) a uniformly random legal action per row of a (B, A) mask."""
     legal = np.asarray(masks) != 0
@@ -50,3 +57,7 @@ class RandomAgent:
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         return masked_uniform(masks, self.rng)
+
+    def seed(self, seed: int | None) -> None:
+        """Restart the generator (wrappers call this on ``reset(seed=...)``)."""
+        self.rng = np.random.default_rng(seed)

@@ -123,6 +123,14 @@ class State:
             }
         )
 
+    def put(self, games: np.ndarray, other: State) -> None:
+        """Overwrite the chosen games with the games of ``other`` (same rules, in order)."""
+        if other.rules != self.rules:
+            raise ValueError("put() needs states with the same rules")
+        for f in fields(self):
+            if f.name != "rules":
+                getattr(self, f.name)[games] = getattr(other, f.name)
+
 
 def _copy(value: Any) -> Any:
     return value.copy() if isinstance(value, np.ndarray) else value
@@ -237,9 +245,7 @@ def validate_deals(rules: Rules, deals: Any, batch_size: int) -> np.ndarray:
                 raise ValueError(f"deal of game {g} has {len(deal)} hands; {n} players need {n} hands of {h} cards")
             for s, hand in enumerate(deal):
                 if len(hand) != h:
-                    raise ValueError(
-                        f"deal of game {g}: seat {s} has {len(hand)} cards; each of {n} players gets {h}"
-                    )
+                    raise ValueError(f"deal of game {g}: seat {s} has {len(hand)} cards; each of {n} players gets {h}")
         raise ValueError(f"deals must have shape (games, {n}, {h}) of card ids")
     if cards.shape != (batch_size, n, h):
         raise ValueError(
@@ -333,13 +339,15 @@ def _rows(batch_size: int) -> np.ndarray:
 # -------------------------------------------------------------------------------- step
 
 
-def step(state: State, actions: Any, check: bool = True) -> None:
+def step(state: State, actions: Any, check: bool = True, active: np.ndarray | None = None) -> None:
     """Play one action in every game at once (in place). Finished games ignore theirs.
 
     Args:
         state: the batch, updated in place.
         actions: (B,) action per game: a card id, or 52 to ask for the band card.
         check: verify every action is legal first (cheap: one AND per game).
+        active: optional (B,) bool; games where it is False are left as they are and
+            their actions ignored (a wrapper waiting for a learner's action uses this).
 
     Raises:
         IllegalActionError: naming the first game with an illegal action, the action
@@ -351,20 +359,21 @@ def step(state: State, actions: Any, check: bool = True) -> None:
         if actions.ndim != 0:
             raise ValueError(f"step needs one action per game: shape ({B},), got {actions.shape}")
         actions = np.broadcast_to(actions, (B,))
+    live = state.phase != OVER
+    if active is not None:
+        live = live & np.asarray(active, dtype=bool)
     if check:
-        _check_actions(state, actions)
+        _check_actions(state, actions, live)
     if actions.dtype != np.int64:
         actions = actions.astype(np.int64)
-    phase = state.phase
-    if np.count_nonzero(phase != PLAY) or np.count_nonzero(actions == ASK_ACTION):
-        _step_special(state, actions)
+    if np.count_nonzero(live) < B or np.count_nonzero(state.phase == HIDE) or np.count_nonzero(actions == ASK_ACTION):
+        _step_special(state, actions, live)
     else:
         _play(state, slice(None), _rows(B), actions)
 
 
-def _step_special(state: State, actions: np.ndarray) -> None:
-    """The slow path: some games are over, hiding the band card or asking."""
-    live = state.phase != OVER
+def _step_special(state: State, actions: np.ndarray, live: np.ndarray) -> None:
+    """The slow path: some games are over or inactive, hiding the band card or asking."""
     hide = live & (state.phase == HIDE)
     if np.count_nonzero(hide):
         games = np.flatnonzero(hide)
@@ -379,13 +388,13 @@ def _step_special(state: State, actions: np.ndarray) -> None:
         _play(state, games, games, actions[games])
 
 
-def _check_actions(state: State, actions: np.ndarray) -> None:
+def _check_actions(state: State, actions: np.ndarray, live: np.ndarray) -> None:
     if not np.issubdtype(actions.dtype, np.integer):
         raise IllegalActionError(f"actions must be integers 0..52, got dtype {actions.dtype}")
     in_range = (actions >= 0) & (actions < NUM_ACTIONS)
     legal = legal_bits(state)
     bits = CARD_SETS[np.where(in_range, actions, -1)]
-    bad = (state.phase != OVER) & ((legal & bits) == 0)
+    bad = live & ((legal & bits) == 0)
     if np.count_nonzero(bad):
         g = int(np.flatnonzero(bad)[0])
         a = int(actions[g])
@@ -607,4 +616,3 @@ def random_legal_actions(bits: np.ndarray, rng: np.random.Generator) -> np.ndarr
 def first_player(state: State) -> np.ndarray:
     """(B,) the seat after the dealer: leads the first trick and hides the band card."""
     return (state.dealer + 1) % state.rules.n_players
-

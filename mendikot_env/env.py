@@ -187,7 +187,9 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         super().__init__()
         self.rules = resolve_rules(rules, **rule_fields)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} is not allowed; choose one of {self.metadata['render_modes']}")
+            raise ValueError(
+                f"render_mode {render_mode!r} is not allowed; choose one of {self.metadata['render_modes']}"
+            )
         if reward not in REWARD_MODES:
             raise ValueError(f"reward {reward!r} is not allowed; choose one of {list(REWARD_MODES)}")
         if episode not in EPISODE_MODES:

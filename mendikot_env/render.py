@@ -65,9 +65,7 @@ def render_text(
     for team in (0, 1):
         members = ", ".join(seat_label(s, names) for s in range(team, n, 2))
         score = f" | match points {match_score[team]}" if match_score is not None else ""
-        lines.append(
-            f"Team {team} ({members}): tens {int(tens[game, team])}, tricks {int(tricks[game, team])}{score}"
-        )
+        lines.append(f"Team {team} ({members}): tens {int(tens[game, team])}, tricks {int(tricks[game, team])}{score}")
     if rules.collection == "dehla":
         middle = set_to_cards(state.middle[game])
         lines.append(f"Middle: {len(middle) // n} trick(s) face down")

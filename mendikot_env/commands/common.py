@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..rules import PRESETS, Rules, RULE_CHOICES
+from ..rules import PRESETS, RULE_CHOICES, Rules
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
@@ -13,8 +13,13 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rules", default="standard", help=f"rules preset: {', '.join(PRESETS)}")
     for field, choices in RULE_CHOICES.items():
         kind = int if field == "n_players" else str
-        parser.add_argument(f"--{field.replace('_', '-')}", dest=field, type=kind, default=None,
-                            help=f"override {field}: {', '.join(map(str, choices))}")
+        parser.add_argument(
+            f"--{field.replace('_', '-')}",
+            dest=field,
+            type=kind,
+            default=None,
+            help=f"override {field}: {', '.join(map(str, choices))}",
+        )
     parser.add_argument("--target", type=int, default=None, help="match target (points, or deals for fixed_deals)")
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
 from agents import RandomAgent
 
 from ..cards import action_str

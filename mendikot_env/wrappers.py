@@ -1,0 +1,276 @@
+"""Gymnasium views of Mendikot for single-agent RL libraries.
+
+* :class:`MendikotGymEnv`: a ``gymnasium.Env`` where one seat (or one team) learns and the
+  other seats are played by given agents. The legal-action mask is exposed the way
+  sb3-contrib's MaskablePPO expects (``env.action_masks()``) and in ``info["action_mask"]``.
+* :class:`MendikotVectorEnv`: a batched ``gymnasium.vector.VectorEnv`` over the core (one
+  numpy batch, no sub-env objects), autoreset mode ``SAME_STEP``.
+
+An illegal action from the learner ends its episode with reward -1 and
+``info["illegal_action"] = True`` (the PettingZoo TerminateIllegalWrapper convention),
+so random-action checkers and unmasked learners never crash the env.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from agents.base import Agent, RandomAgent, seed_agent
+
+from . import core
+from .cards import NUM_ACTIONS, unpack_sets
+from .match import team_rewards
+from .observation import ObservationEncoder
+from .render import render_text
+from .rules import Rules, resolve_rules
+
+ILLEGAL_REWARD = -1.0
+
+
+def _seat_agents(
+    rules: Rules, learner_seats: list[int], others: Agent | Mapping[int, Agent] | None
+) -> dict[int, Agent]:
+    """Agent per non-learner seat: one agent for all of them, or a mapping seat -> agent."""
+    free = [s for s in range(rules.n_players) if s not in learner_seats]
+    if others is None:
+        others = RandomAgent()
+    if isinstance(others, Mapping):
+        missing = [s for s in free if s not in others]
+        if missing:
+            raise ValueError(f"others has no agent for seat(s) {missing}; seats not learning are {free}")
+        return {s: others[s] for s in free}
+    return {s: others for s in free}
+
+
+def _learner_seats(rules: Rules, seat: int, control: str) -> list[int]:
+    if seat not in range(rules.n_players):
+        raise ValueError(f"learner seat {seat!r} is not a seat; seats are 0..{rules.n_players - 1}")
+    if control == "seat":
+        return [seat]
+    if control == "team":
+        return list(range(seat % 2, rules.n_players, 2))
+    raise ValueError(f"control {control!r} is not allowed; choose 'seat' or 'team'")
+
+
+def play_others(state: core.State, encoder: ObservationEncoder, agents: dict[int, Agent], learner: np.ndarray) -> None:
+    """Let the seat agents act (batched) until each game is over or at a learner's turn.
+
+    Args:
+        state: the batch, advanced in place.
+        encoder: builds each acting seat's observation (agents never see the state).
+        agents: agent of each non-learner seat.
+        learner: (n,) bool, True for the seats the learner plays.
+    """
+    while True:
+        waiting = (state.phase != core.OVER) & ~learner[state.current]
+        if not np.count_nonzero(waiting):
+            return
+        observations = encoder.encode(state, np.maximum(state.current, 0))
+        masks = unpack_sets(core.legal_bits(state), NUM_ACTIONS)
+        actions = np.zeros(state.batch_size, dtype=np.int64)
+        for seat, agent in agents.items():
+            games = np.flatnonzero(waiting & (state.current == seat))
+            if games.size:
+                actions[games] = agent.act(observations[games], masks[games])
+        core.step(state, actions, active=waiting)
+
+
+class MendikotGymEnv(gymnasium.Env):
+    """One learner (a seat or a team) against agents on the other seats.
+
+    Args:
+        rules: a Rules, preset name or dict (None: standard game); ``**rule_fields`` override.
+        others: the agent for every other seat, or a mapping seat -> agent (default random).
+        seat: the learner's seat.
+        control: ``"seat"`` (the learner plays one seat; its partner is one of ``others``)
+            or ``"team"`` (the learner plays both/all seats of its team).
+        reward: ``"win"`` (+1/-1/0) or ``"points"`` (the scoring tariff).
+
+    Example:
+        >>> env = MendikotGymEnv("band")
+        >>> obs, info = env.reset(seed=0)
+        >>> obs.shape, info["action_mask"].shape
+        ((859,), (53,))
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+
+    def __init__(
+        self,
+        rules: Rules | str | dict[str, Any] | None = None,
+        others: Agent | Mapping[int, Agent] | None = None,
+        seat: int = 0,
+        control: str = "seat",
+        reward: str = "win",
+        render_mode: str | None = None,
+        **rule_fields: Any,
+    ) -> None:
+        self.rules = resolve_rules(rules, **rule_fields)
+        if reward not in ("win", "points"):
+            raise ValueError(f"reward {reward!r} is not allowed; choose 'win' or 'points'")
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode {render_mode!r} is not allowed; choose None or 'ansi'")
+        self.render_mode = render_mode
+        self.reward_mode = reward
+        self.seats = _learner_seats(self.rules, seat, control)
+        self.agents = _seat_agents(self.rules, self.seats, others)
+        self._learner = np.isin(np.arange(self.rules.n_players), self.seats)
+        self.encoder = ObservationEncoder(self.rules)
+        self.observation_space = spaces.Box(0.0, 1.0, (self.encoder.size,), dtype=np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self._rng = np.random.default_rng()
+        self.game: core.State | None = None
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+            for offset, agent in enumerate(dict.fromkeys(self.agents.values())):
+                seed_agent(agent, seed + 1 + offset)
+        options = dict(options or {})
+        deal = options.get("deal")
+        self.game = core.new_hands(
+            self.rules,
+            1,
+            self._rng,
+            deals=None if deal is None else [deal],
+            dealers=options.get("dealer"),
+            open_cards=options.get("open_card"),
+        )
+        play_others(self.game, self.encoder, self.agents, self._learner)
+        return self._observation(), {"action_mask": self.action_masks()}
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        if self.game is None:
+            raise RuntimeError("call reset() before step()")
+        if self.game.phase[0] == core.OVER:
+            raise RuntimeError("the hand is over; call reset()")
+        action = int(action)
+        if not (0 <= action < NUM_ACTIONS and self.action_masks()[action]):
+            self.game.phase[0] = core.OVER
+            self.game.current[0] = core.NO_SEAT
+            info = {"action_mask": self.action_masks(), "illegal_action": True}
+            return self._observation(), ILLEGAL_REWARD, True, False, info
+        core.step(self.game, np.array([action]), check=False)
+        play_others(self.game, self.encoder, self.agents, self._learner)
+        info: dict[str, Any] = {"action_mask": self.action_masks()}
+        reward = 0.0
+        terminated = bool(self.game.phase[0] == core.OVER)
+        if terminated:
+            results = core.hand_results(self.game)
+            reward = float(team_rewards(self.rules, results, self.reward_mode)[0, self.seats[0] % 2])
+            info["result"] = results.as_dict(0)
+        return self._observation(), reward, terminated, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """(53,) bool legal actions of the learner (all False once the hand is over)."""
+        return unpack_sets(core.legal_bits(self.game), NUM_ACTIONS)[0].astype(bool)
+
+    def _observation(self) -> np.ndarray:
+        seat = int(self.game.current[0]) if self.game.phase[0] != core.OVER else self.seats[0]
+        return self.encoder.encode(self.game, np.array([seat]))[0]
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi" or self.game is None:
+            return None
+        return render_text(self.game, 0)
+
+
+class MendikotVectorEnv(gymnasium.vector.VectorEnv):
+    """``num_envs`` games on one batched core; the learner plays one seat (or team) in each.
+
+    Finished games reset in the same step (``AutoresetMode.SAME_STEP``): the returned
+    observation is the new hand's, and ``info["final_obs"]`` / ``info["_final_obs"]``
+    hold the last observation of the finished ones; ``info["action_mask"]`` is (N, 53).
+
+    Example:
+        >>> envs = MendikotVectorEnv(64, "standard")
+        >>> obs, info = envs.reset(seed=0)
+        >>> obs.shape
+        (64, 859)
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        num_envs: int,
+        rules: Rules | str | dict[str, Any] | None = None,
+        others: Agent | Mapping[int, Agent] | None = None,
+        seat: int = 0,
+        control: str = "seat",
+        reward: str = "win",
+        **rule_fields: Any,
+    ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if reward not in ("win", "points"):
+            raise ValueError(f"reward {reward!r} is not allowed; choose 'win' or 'points'")
+        self.rules = resolve_rules(rules, **rule_fields)
+        self.num_envs = num_envs
+        self.reward_mode = reward
+        self.seats = _learner_seats(self.rules, seat, control)
+        self.agents = _seat_agents(self.rules, self.seats, others)
+        self._learner = np.isin(np.arange(self.rules.n_players), self.seats)
+        self.encoder = ObservationEncoder(self.rules)
+        self.single_observation_space = spaces.Box(0.0, 1.0, (self.encoder.size,), dtype=np.float32)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self._rng = np.random.default_rng()
+        self.games: core.State | None = None
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+            for offset, agent in enumerate(dict.fromkeys(self.agents.values())):
+                seed_agent(agent, seed + 1 + offset)
+        self.games = core.new_hands(self.rules, self.num_envs, self._rng)
+        play_others(self.games, self.encoder, self.agents, self._learner)
+        return self._observations(), {"action_mask": self._masks()}
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+        if self.games is None:
+            raise RuntimeError("call reset() before step()")
+        actions = np.asarray(actions).reshape(self.num_envs).astype(np.int64)
+        in_range = (actions >= 0) & (actions < NUM_ACTIONS)
+        legal = (core.legal_bits(self.games) >> np.where(in_range, actions, 0).astype(np.uint64)) & np.uint64(1)
+        illegal = ~in_range | (legal == 0)
+        rewards = np.zeros(self.num_envs, dtype=np.float64)
+        if np.count_nonzero(illegal):
+            rewards[illegal] = ILLEGAL_REWARD
+            self.games.phase[illegal] = core.OVER
+            self.games.current[illegal] = core.NO_SEAT
+        core.step(self.games, np.where(illegal, 0, actions), check=False, active=~illegal)
+        play_others(self.games, self.encoder, self.agents, self._learner)
+        terminated = self.games.phase == core.OVER
+        infos: dict[str, Any] = {}
+        if np.count_nonzero(terminated):
+            done = np.flatnonzero(terminated)
+            results = core.hand_results(self.games)
+            team = self.seats[0] % 2
+            finished = terminated & ~illegal
+            rewards[finished] = team_rewards(self.rules, results, self.reward_mode)[finished, team]
+            infos["final_obs"] = self._observations()
+            infos["_final_obs"] = terminated.copy()
+            infos["illegal_action"] = illegal
+            infos["winner"] = np.where(finished, results.winner, -2)
+            fresh = core.new_hands(self.rules, done.size, self._rng)
+            self.games.put(done, fresh)
+            play_others(self.games, self.encoder, self.agents, self._learner)
+        infos["action_mask"] = self._masks()
+        return self._observations(), rewards, terminated, np.zeros(self.num_envs, dtype=bool), infos
+
+    def _masks(self) -> np.ndarray:
+        return unpack_sets(core.legal_bits(self.games), NUM_ACTIONS).astype(bool)
+
+    def _observations(self) -> np.ndarray:
+        seats = np.where(self.games.phase == core.OVER, self.seats[0], self.games.current)
+        return self.encoder.encode(self.games, seats)
