@@ -476,15 +476,8 @@ def _finish_tricks(state: State, games: np.ndarray) -> None:
     """Score completed tricks: the highest counting trump, else the highest card led."""
     rules = state.rules
     cards = state.trick_cards[games]
-    suits = cards // NUM_RANKS
-    led = state.led_suit[games][:, None]
-    trump = state.trump[games][:, None]
-    bits = CARD_BITS[cards]
-    counts_as_trump = (bits & state.trick_trumps[games][:, None]) != 0
-    follows = suits == led
-    # A led suit that is trump: every card of it competes, whenever it was played.
-    trumpish = counts_as_trump | (follows & (led == trump))
-    score = cards % NUM_RANKS + NUM_RANKS * follows + 2 * NUM_RANKS * trumpish
+    bits = CARD_SETS[cards]
+    score = card_strength(cards, state.led_suit[games], state.trump[games], state.trick_trumps[games])
     winner = np.argmax(score, axis=1)
     team = winner % 2
     trick_set = np.bitwise_or.reduce(bits, axis=1)
@@ -510,6 +503,60 @@ def _finish_tricks(state: State, games: np.ndarray) -> None:
     state.current[games] = np.where(over, NO_SEAT, winner)
     if np.count_nonzero(over):
         state.phase[games[over]] = OVER
+
+
+def card_strength(cards: np.ndarray, led: np.ndarray, trump: np.ndarray, trumps: np.ndarray) -> np.ndarray:
+    """(B, k) strength of cards in a trick: the highest strength takes the trick.
+
+    Args:
+        cards: (B, k) card ids, NO_CARD for none (strength -1).
+        led: (B,) suit led; trump: (B,) trump suit or NO_SUIT.
+        trumps: (B,) card set of the cards that count as trumps (played once trump was set).
+
+    A counting trump beats any card of the led suit, which beats any other card; when the
+    led suit is itself trump, every card of it competes, whenever it was played.
+    """
+    led, trump = led[:, None], trump[:, None]
+    counts_as_trump = (CARD_SETS[cards] & trumps[:, None]) != 0
+    follows = (cards // NUM_RANKS) == led
+    trumpish = counts_as_trump | (follows & (led == trump))
+    strength = cards % NUM_RANKS + NUM_RANKS * follows + 2 * NUM_RANKS * trumpish
+    return np.where(cards < 0, -1, strength)
+
+
+def trick_outlook(state: State) -> tuple[np.ndarray, np.ndarray]:
+    """Who is winning the trick so far, and which cards would take it over if played now.
+
+    Returns:
+        (winning, takers): (B,) seat whose card is winning the current trick (NO_SEAT when
+        it is empty), and (B,) uint64 the acting seat's legal cards that would win the trick
+        so far if played now (every legal card when leading). A what-if of the trick rules
+        for observations and bots; in cut hukum a card that fails to follow while no trump
+        is set would set trump, so it counts as a trump.
+    """
+    strength = card_strength(state.trick_cards, state.led_suit, state.trump, state.trick_trumps)
+    empty = state.trick_size == 0
+    winning = np.where(empty, NO_SEAT, np.argmax(strength, axis=1))
+    best = strength.max(axis=1)
+    led, trump = state.led_suit, state.trump
+    takers = np.zeros(state.batch_size, dtype=np.uint64)
+    for suit in range(4):  # per suit, not per game: the rank a card of this suit must beat
+        follows = led == suit
+        counts = trump == suit
+        if state.rules.trump == "cut":
+            counts = counts | ((trump < 0) & (led >= 0) & ~follows)
+        base = NUM_RANKS * follows + 2 * NUM_RANKS * (counts | (follows & (led == trump)))
+        lowest_rank = np.clip(best - base + 1, 0, NUM_RANKS)
+        takers |= _RANKS_FROM[suit, lowest_rank]
+    legal = legal_bits(state) & ~ASK_BIT
+    return winning, np.where(empty, legal, legal & takers)
+
+
+# (4, 14) uint64: cards of suit s with rank >= r (r = 13: none).
+_RANKS_FROM = np.array(
+    [[sum(1 << (NUM_RANKS * s + k) for k in range(r, NUM_RANKS)) for r in range(NUM_RANKS + 1)] for s in range(4)],
+    dtype=np.uint64,
+)
 
 
 def _start_turns(state: State, games: np.ndarray) -> None:

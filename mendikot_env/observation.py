@@ -19,9 +19,29 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cards import NUM_CARDS, TENS_MASK, popcount, unpack_sets
-from .core import CARD_SETS, NO_SEAT, OVER, State, _rows, team_counts
+from .cards import NUM_CARDS, NUM_RANKS, TENS_MASK, pack_sets, popcount, unpack_sets
+from .core import (
+    CARD_SETS,
+    NO_SEAT,
+    OVER,
+    PLAY,
+    State,
+    _rows,
+    pack_cards,
+    team_counts,
+    trick_outlook,
+)
 from .rules import Rules
+
+
+# (52,) uint64: for each card, the cards of its suit that outrank it.
+_HIGHER_IN_SUIT = np.array(
+    [
+        sum(1 << (NUM_RANKS * (c // NUM_RANKS) + r) for r in range(c % NUM_RANKS + 1, NUM_RANKS))
+        for c in range(NUM_CARDS)
+    ],
+    dtype=np.uint64,
+)
 
 
 @dataclass(frozen=True)
@@ -77,7 +97,7 @@ class Layout:
 def observation_layout(rules: Rules) -> Layout:
     """The observation pieces for a rule set (n seats, T tricks), in order.
 
-    Size = 52 * (3 + 3n) + 9n + T + 30 (859 for four players).
+    Size = 52 * (7 + 2n) + 10n + T + 31 (864 for four players).
     """
     n, t = rules.n_players, rules.n_tricks
     return Layout(
@@ -85,10 +105,15 @@ def observation_layout(rules: Rules) -> Layout:
             ("hand", (NUM_CARDS,), "cards in my hand"),
             ("face_down", (NUM_CARDS,), "my face-down band card (the hider only, while face down)"),
             ("open_card", (NUM_CARDS,), "the card shown by the open draw (trump='open')"),
+            ("known", (NUM_CARDS,), "the revealed band card while it is back in the hider's hand (see hider)"),
+            ("take_lead", (NUM_CARDS,), "my legal cards that would win the trick so far if played now (when I act)"),
+            ("unseen", (NUM_CARDS,), "cards whose place I do not know: not mine, not played, not known"),
+            ("masters", (NUM_CARDS,), "my cards that no card outside my hand and the played ones outranks in suit"),
             ("trick", (n, NUM_CARDS), "card each relative seat played to the current trick"),
             ("played", (n, NUM_CARDS), "cards each relative seat has played this hand (trick included)"),
-            ("known", (n, NUM_CARDS), "cards publicly known to be in each relative seat's hand (revealed band card)"),
             ("voids", (n, 4), "suits each relative seat has failed to follow this hand"),
+            ("winning", (n,), "relative seat whose card is winning the current trick so far"),
+            ("trick_tens", (1,), "tens in the current trick / 4"),
             ("led_suit", (4,), "suit led to the current trick (all zero when I lead)"),
             ("trump_state", (3,), "one-hot: no trump yet / trump face down (band) / trump known"),
             ("trump_suit", (4,), "the public trump suit, once known"),
@@ -116,7 +141,7 @@ class ObservationEncoder:
         >>> encoder = ObservationEncoder(Rules())
         >>> state = core.new_hands(Rules(), 4, rng=0)
         >>> encoder.encode(state, state.current).shape
-        (4, 859)
+        (4, 864)
     """
 
     def __init__(self, rules: Rules) -> None:
@@ -124,7 +149,7 @@ class ObservationEncoder:
         self.layout = observation_layout(rules)
         n = rules.n_players
         self._void_bits = np.unpackbits(np.arange(16, dtype=np.uint8)[:, None], axis=1, bitorder="little")[:, :4]
-        self._n_planes = 3 + 3 * n
+        self._n_planes = 7 + 2 * n
         self._offsets = {name: (p.start, p.stop) for name, p in self.layout.pieces.items()}
         self._cards_end = self.layout.pieces["voids"].start
         self._voids = slice(*self._offsets["voids"])
@@ -132,11 +157,12 @@ class ObservationEncoder:
         self._team_order = np.array([0, 1])
         one_hot_starts = [
             ("led_suit", 0), ("trump_state", 0), ("trump_suit", 0), ("hider", 0), ("revealed_by", 0),
-            ("leader", 0), ("dealer", 0), ("run_holder", 0), ("tens", 0), ("tens", 5),
+            ("leader", 0), ("dealer", 0), ("run_holder", 0), ("winning", 0), ("tens", 0), ("tens", 5),
             ("trick_number", 0), ("phase", 0),
         ]  # fmt: skip
         self._hot_starts = np.array([self._offsets[name][0] + extra for name, extra in one_hot_starts])
         self._hot: np.ndarray | None = None
+        self._pack = np.uint64(sum(1 << int(c) for c in pack_cards(rules)))
 
     @property
     def size(self) -> int:
@@ -173,13 +199,24 @@ class ObservationEncoder:
         planes[:, 0] = state.hands.reshape(-1)[flat[:, 0]]
         planes[:, 1] = CARD_SETS[state.face_down] * (state.hider == seats)
         planes[:, 2] = CARD_SETS[state.open_card]
-        planes[:, 3 : 3 + n] = CARD_SETS[state.trick_cards.reshape(-1)[flat]]
-        planes[:, 3 + n : 3 + 2 * n] = state.played.reshape(-1)[flat]
-        planes[:, 3 + 2 * n :] = CARD_SETS[state.known_card][:, None] * (rel_seats == state.hider[:, None])
+        planes[:, 3] = CARD_SETS[state.known_card]
+        winning, takers = trick_outlook(state)
+        planes[:, 4] = takers * ((seats == state.current) & (state.phase == PLAY))
+        mine = planes[:, 0] | planes[:, 1]
+        played = np.bitwise_or.reduce(state.played, axis=1)
+        outside = self._pack & ~mine & ~played  # in other hands, or face down elsewhere
+        planes[:, 5] = outside & ~planes[:, 3]
+        higher_outside = (outside[:, None] & _HIGHER_IN_SUIT[None, :]) != 0  # (B, 52)
+        planes[:, 6] = planes[:, 0] & pack_sets(~higher_outside)
+        planes[:, 7 : 7 + n] = CARD_SETS[state.trick_cards.reshape(-1)[flat]]
+        planes[:, 7 + n :] = state.played.reshape(-1)[flat]
         bits = np.unpackbits(planes.view(np.uint8).reshape(B, n_planes, 8), axis=2, bitorder="little")
         out[:, : self._cards_end].reshape(B, n_planes, NUM_CARDS)[...] = bits[:, :, :NUM_CARDS]
         out[:, self._cards_end :] = 0.0
         out[:, self._voids].reshape(B, n, 4)[...] = self._void_bits[state.voids.reshape(-1)[flat]]
+        out[:, self._offsets["trick_tens"][0]] = popcount(
+            np.bitwise_or.reduce(CARD_SETS[state.trick_cards], axis=1) & TENS_MASK
+        ) * np.float32(0.25)
 
         # One-hot pieces: one column of ``hot`` per piece holds the index to set to 1,
         # or the piece's first index with value 0 when the piece is empty.
@@ -192,13 +229,14 @@ class ObservationEncoder:
         hot[:, 5] = np.where(state.phase == OVER, NO_SEAT, state.leader)
         hot[:, 6] = state.dealer
         hot[:, 7] = state.last_winner
-        seat_cols = hot[:, 3:8]
+        hot[:, 8] = winning
+        seat_cols = hot[:, 3:9]
         seat_cols[...] = np.where(seat_cols < 0, -1, (seat_cols - seats[:, None]) % n)
         tens, tricks = team_counts(state)
         mine_first = rows[:, None] * 2 + (seats[:, None] + self._team_order) % 2  # (B, 2) flat index: mine, theirs
-        hot[:, 8:10] = tens.reshape(-1)[mine_first]
-        hot[:, 10] = np.where(state.phase == OVER, -1, state.trick_no)
-        hot[:, 11] = np.where(state.phase == OVER, -1, state.phase)
+        hot[:, 9:11] = tens.reshape(-1)[mine_first]
+        hot[:, 11] = np.where(state.phase == OVER, -1, state.trick_no)
+        hot[:, 12] = np.where(state.phase == OVER, -1, state.phase)
         valid = hot >= 0
         out[rows[:, None], self._hot_starts + hot * valid] = valid
 

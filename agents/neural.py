@@ -1,0 +1,84 @@
+"""Agents backed by a trained network (a training checkpoint or an exported agent file)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mendikot_env.rules import Rules
+
+
+class NeuralAgent:
+    """Plays the masked policy of a network: greedy (strongest) or sampled.
+
+    Args:
+        network: a ``mendikot_env.training.loop.Network``.
+        rules: the rules it was trained for (its observation size must match).
+        greedy: take the most likely legal action; otherwise sample.
+        seed: seed of the sampling.
+        device: torch device of the network.
+    """
+
+    def __init__(
+        self,
+        network: Any,
+        rules: Rules,
+        greedy: bool = True,
+        seed: int | None = None,
+        device: Any = "cpu",
+        name: str = "trained",
+    ) -> None:
+        import torch
+
+        self.network = network
+        self.rules = rules
+        self.greedy = greedy
+        self.device = torch.device(device)
+        self.name = name
+        self.generator = torch.Generator().manual_seed(0 if seed is None else int(seed))
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        import torch
+
+        with torch.no_grad():
+            obs = torch.from_numpy(np.ascontiguousarray(observations, dtype=np.float32)).to(self.device)
+            mask = torch.from_numpy(np.asarray(masks) != 0).to(self.device)
+            logits, _ = self.network(obs, mask)
+            if self.greedy:
+                return logits.argmax(dim=-1).cpu().numpy().astype(np.int64)
+            probs = torch.softmax(logits, dim=-1).cpu()
+            return torch.multinomial(probs, 1, generator=self.generator).squeeze(-1).numpy().astype(np.int64)
+
+    def seed(self, seed: int | None) -> None:
+        self.generator.manual_seed(0 if seed is None else int(seed))
+
+
+def load_neural_agent(
+    path: str | Path, greedy: bool = True, seed: int | None = None, device: Any = "cpu"
+) -> NeuralAgent:
+    """Load an agent from a run folder (its ``agent.pt``, else ``checkpoint.pt``) or a file.
+
+    Raises:
+        mendikot_env.training.checkpoint.CheckpointError: a missing, corrupt or foreign file.
+    """
+    import torch
+
+    from mendikot_env.training.checkpoint import CheckpointError, load_checkpoint
+    from mendikot_env.training.loop import Network
+
+    path = Path(path)
+    if path.is_dir():
+        candidates = [path / "agent.pt", path / "checkpoint.pt"]
+        path = next((p for p in candidates if p.is_file()), candidates[0])
+    payload = load_checkpoint(path, kind="agent")
+    spec = payload["network"]
+    try:
+        rules = Rules.from_dict(payload["rules"])
+        network = Network(int(spec["obs_size"]), tuple(int(h) for h in spec["hidden"]))
+        network.load_state_dict({k: v.float() for k, v in payload["model"].items()})
+    except (KeyError, TypeError, ValueError, RuntimeError) as error:
+        raise CheckpointError(f"{path} does not hold a usable network: {error}") from None
+    network.to(torch.device(device)).eval()
+    return NeuralAgent(network, rules, greedy=greedy, seed=seed, device=device, name=path.parent.name or "trained")

@@ -1,0 +1,59 @@
+"""``mendikot train``: self-play training (masked PPO) with checkpoints and resume."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import fields
+from pathlib import Path
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "train",
+        help="self-play training (needs the 'train' extra: torch)",
+        description="Train a self-play agent on the batched core. Every Args field is an option.",
+    )
+    parser.add_argument("--resume", metavar="RUN", default=None, help="continue the run in folder RUN exactly")
+    try:
+        from ..training.loop import Args
+    except ImportError:  # torch missing: the command explains itself when run
+        parser.set_defaults(func=_missing_torch)
+        return
+    for f in fields(Args):
+        flag = "--" + f.name.replace("_", "-")
+        default = f.default
+        if isinstance(default, bool):
+            parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None)
+        elif isinstance(default, tuple):
+            kind = int if f.name == "hidden" else str
+            parser.add_argument(flag, dest=f.name, nargs="+", type=kind, default=None, help=f"default {default}")
+        else:
+            parser.add_argument(flag, dest=f.name, type=type(default), default=None, help=f"default {default}")
+    parser.set_defaults(func=run)
+
+
+def _missing_torch(args: argparse.Namespace) -> int:
+    raise ValueError("training needs torch: pip install -e '.[train]'")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..training.checkpoint import load_checkpoint
+    from ..training.loop import Args, train
+
+    given = {f.name: getattr(args, f.name) for f in fields(Args) if getattr(args, f.name, None) is not None}
+    if args.resume:
+        saved = load_checkpoint(Path(args.resume) / "checkpoint.pt", kind="training")["args"]
+        # The run's own settings, except what the command line changes (e.g. more --minutes).
+        options = Args.from_dict({**saved, **given, "out": args.resume})
+    else:
+        options = Args.from_dict(given)
+    out = train(options, resume=bool(args.resume))
+    final = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines() if line.strip()][-1]
+    print(f"run folder: {out}")
+    for key, value in final.items():
+        if key.startswith("eval/win_rate_vs_"):
+            name = key.removeprefix("eval/win_rate_vs_")
+            low, high = final[f"eval/ci_low_vs_{name}"], final[f"eval/ci_high_vs_{name}"]
+            print(f"  vs {name:<8} win rate {value:.3f} (95% CI {low:.3f} .. {high:.3f})")
+    return 0

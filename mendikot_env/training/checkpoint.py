@@ -1,0 +1,73 @@
+"""Checkpoints that survive a crash: written atomically, loaded safely, checked clearly.
+
+A checkpoint is one ``torch.save`` dict of tensors and plain Python values, so it loads
+with ``torch.load(..., weights_only=True)`` (no pickled code runs). It is written to a
+temporary file in the same folder, flushed to disk, then renamed over the old one: a
+process killed mid-write leaves the previous checkpoint intact.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import torch
+
+FORMAT = "mendikot-checkpoint"
+VERSION = 1
+REQUIRED_KEYS = ("format", "version", "kind", "rules", "network", "model")
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that is missing, corrupt, foreign or of the wrong version."""
+
+
+def save_atomic(payload: dict[str, Any], path: str | Path) -> Path:
+    """Write ``payload`` to ``path`` atomically (temporary file, fsync, rename)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = {"format": FORMAT, "version": VERSION, **payload}
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as file:
+            torch.save(payload, file)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load_checkpoint(path: str | Path, kind: str | None = None) -> dict[str, Any]:
+    """Load and check a checkpoint (``weights_only=True``).
+
+    Args:
+        path: the checkpoint file.
+        kind: expected kind (``"training"`` or ``"agent"``), or None for either.
+
+    Raises:
+        CheckpointError: naming the file and what is wrong with it.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"no checkpoint at {path}")
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # torch raises many types for a damaged file
+        raise CheckpointError(
+            f"{path} is not a readable mendikot checkpoint (corrupt or foreign file): {error}"
+        ) from None
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise CheckpointError(f"{path} is not a mendikot checkpoint (no '{FORMAT}' format tag)")
+    if payload.get("version") != VERSION:
+        raise CheckpointError(f"{path} has checkpoint version {payload.get('version')!r}; this package reads {VERSION}")
+    missing = [key for key in REQUIRED_KEYS if key not in payload]
+    if missing:
+        raise CheckpointError(f"{path} lacks {missing}; it was not written by mendikot train")
+    if kind is not None and payload["kind"] != kind and not (kind == "agent" and payload["kind"] == "training"):
+        raise CheckpointError(f"{path} is a {payload['kind']!r} checkpoint, expected {kind!r}")
+    return payload

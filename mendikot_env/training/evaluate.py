@@ -1,0 +1,29 @@
+"""Duplicate-arena evaluation of a network during training."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+
+from ..arena import duplicate_arena
+from ..rules import Rules
+
+EVAL_SEED = 12345  # the same deals at every evaluation, so curves compare like with like
+
+
+def evaluate_against(
+    network: torch.nn.Module, rules: Rules, opponents: Sequence[str], deals: int, device: torch.device | str = "cpu"
+) -> dict[str, float]:
+    """Greedy play of ``network`` against each named agent: win rate and its 95% interval."""
+    from agents import make
+    from agents.neural import NeuralAgent
+
+    learner = NeuralAgent(network, rules, greedy=True, device=device, name="learner")
+    row: dict[str, float] = {}
+    for name in opponents:
+        result = duplicate_arena(rules, learner, make(name, rules, seed=EVAL_SEED), deals=deals, seed=EVAL_SEED)
+        row[f"eval/win_rate_vs_{name}"] = result.win_rate
+        row[f"eval/ci_low_vs_{name}"] = result.ci_low
+        row[f"eval/ci_high_vs_{name}"] = result.ci_high
+    return row

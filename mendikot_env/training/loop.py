@@ -1,0 +1,339 @@
+"""Self-play training for Mendikot in one file (CleanRL style): masked PPO or Deep Monte-Carlo.
+
+Read it top to bottom: the ``Args`` (every knob, with why), the network, then one linear
+loop: collect full hands on the batched core (every learner decision is a sample, one
+network shared by every seat, illegal actions masked out), compute advantages along each
+seat's own decisions, update (the clipped PPO objective, or for DMC a regression of the
+chosen action's value on the hand's result), log, grow the opponent pool, evaluate in the
+duplicate arena, checkpoint. Plumbing lives beside this file:
+``selfplay.py`` (experience), ``checkpoint.py`` (atomic files), ``metrics.py`` (CSV,
+TensorBoard, plot), ``evaluate.py`` (arena runs).
+
+Run it with ``mendikot train --rules standard --minutes 60 --out runs/NAME``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from ..cards import NUM_ACTIONS
+from ..observation import ObservationEncoder
+from ..rules import Rules, resolve_rules
+from .checkpoint import CheckpointError, load_checkpoint, save_atomic
+from .evaluate import evaluate_against
+from .metrics import MetricsLog
+from .selfplay import collect_hands
+
+
+@dataclass
+class Args:
+    """Everything a run depends on; saved in its checkpoints."""
+
+    rules: str = "standard"
+    """rules preset name (the agent learns this variant)"""
+    algorithm: str = "ppo"
+    """ppo (masked PPO, policy + value heads) or dmc (Deep Monte-Carlo: the policy head is Q(s, a))"""
+    epsilon: float = 0.05
+    """dmc only: share of random legal actions while collecting"""
+    out: str = "runs/standard"
+    """run folder: checkpoints, metrics.csv, TensorBoard events, learning_curve.png"""
+    minutes: float = 60.0
+    """wall-clock budget of the run, evaluations and checkpoints included"""
+    max_iterations: int = 0
+    """stop after this many iterations (0: only the time budget counts)"""
+    seed: int = 0
+    """seeds the deals, the seat assignment, the network init and the sampling"""
+    games: int = 1024
+    """hands played at once per collection (the batch of the core)"""
+    hidden: tuple[int, ...] = (512, 256)
+    """sizes of the network's hidden layers"""
+    learning_rate: float = 3e-4
+    """Adam step size"""
+    epochs: int = 2
+    """passes over each collection"""
+    minibatch: int = 4096
+    """samples per gradient step"""
+    gamma: float = 1.0
+    """discount between a seat's decisions (1: a hand is short and only its result counts)"""
+    gae_lambda: float = 0.95
+    """GAE lambda along a seat's decisions"""
+    clip: float = 0.2
+    """PPO ratio clip"""
+    entropy_coef: float = 0.01
+    """entropy bonus, keeps exploring until the policy is sure"""
+    value_coef: float = 0.5
+    """weight of the value loss"""
+    max_grad_norm: float = 0.5
+    """gradient clipping"""
+    pool_share: float = 0.3
+    """share of the games in which one team is an opponent from the pool"""
+    pool_bots: tuple[str, ...] = ("hard",)
+    """rule-based agents always in the pool"""
+    snapshot_every: int = 25
+    """iterations between frozen snapshots of the learner added to the pool"""
+    pool_snapshots: int = 4
+    """snapshots kept in the pool (oldest dropped)"""
+    eval_every_minutes: float = 10.0
+    """minutes between duplicate-arena evaluations"""
+    eval_deals: int = 400
+    """deal pairs per evaluation (each deal played twice)"""
+    eval_opponents: tuple[str, ...] = ("random", "hard")
+    """agents the learner is evaluated against"""
+    checkpoint_every_minutes: float = 2.0
+    """minutes between checkpoints (a crash loses at most this much work)"""
+    device: str = "cpu"
+    """torch device: cpu, cuda, cuda:1, mps ..."""
+    threads: int = 0
+    """torch CPU threads (0: all cores given to the process)"""
+    progress: bool = True
+    """show a progress bar"""
+
+    def __post_init__(self) -> None:
+        Rules.preset(self.rules)  # a clear error for an unknown preset, before any work
+        if self.algorithm not in ("ppo", "dmc"):
+            raise ValueError(f"Args.algorithm {self.algorithm!r} is not allowed; choose 'ppo' or 'dmc'")
+        for name in ("games", "epochs", "minibatch"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"Args.{name} must be at least 1, got {getattr(self, name)}")
+        if not 0.0 <= self.pool_share <= 1.0:
+            raise ValueError(f"Args.pool_share must be in [0, 1], got {self.pool_share}")
+        self.hidden = tuple(int(h) for h in self.hidden)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> Args:
+        known = {f.name for f in fields(cls)}
+        clean = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items() if k in known}
+        return cls(**clean)
+
+
+class Network(nn.Module):
+    """Shared torso, a policy head (53 logits) and a value head."""
+
+    def __init__(self, obs_size: int, hidden: tuple[int, ...] = (512, 256)) -> None:
+        super().__init__()
+        layers: list[nn.Module] = []
+        width = obs_size
+        for size in hidden:
+            layers += [nn.Linear(width, size), nn.ReLU()]
+            width = size
+        self.torso = nn.Sequential(*layers)
+        self.policy = nn.Linear(width, NUM_ACTIONS)
+        self.value = nn.Linear(width, 1)
+        nn.init.orthogonal_(self.policy.weight, gain=0.01)
+        nn.init.zeros_(self.policy.bias)
+
+    def forward(self, observations: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked logits (illegal actions at -1e9) and values."""
+        features = self.torso(observations)
+        logits = self.policy(features).masked_fill(~masks, -1e9)
+        return logits, self.value(features).squeeze(-1)
+
+
+def make_policy(network: Network, device: torch.device, generator: torch.Generator, args: Args):
+    """The acting function for collection: PPO samples its policy; DMC is epsilon-greedy on Q."""
+
+    @torch.no_grad()
+    def policy(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        obs = torch.from_numpy(observations).to(device)
+        mask = torch.from_numpy(masks).to(device)
+        logits, values = network(obs, mask)
+        if args.algorithm == "dmc":
+            explore = torch.rand(len(obs), generator=generator) < args.epsilon
+            uniform = mask.cpu().float()
+            greedy = logits.argmax(-1).cpu()
+            random = torch.multinomial(uniform, 1, generator=generator).squeeze(-1)
+            actions = torch.where(explore, random, greedy)
+            return actions.numpy(), np.zeros(len(obs), np.float32), np.zeros(len(obs), np.float32)
+        probs = torch.softmax(logits, dim=-1)
+        actions = torch.multinomial(probs.cpu(), 1, generator=generator).squeeze(-1)
+        log_probs = torch.log_softmax(logits, dim=-1).cpu().gather(1, actions[:, None]).squeeze(-1)
+        return actions.numpy(), log_probs.numpy(), values.cpu().numpy()
+
+    return policy
+
+
+def train(args: Args, resume: bool = False) -> Path:
+    """Run (or resume) a training run; returns the run folder."""
+    out = Path(args.out)
+    rules = resolve_rules(args.rules)
+    device = torch.device(args.device)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    encoder = ObservationEncoder(rules)
+    network = Network(encoder.size, args.hidden).to(device)
+    optimizer = torch.optim.Adam(network.parameters(), lr=args.learning_rate, eps=1e-5)
+    rng = np.random.default_rng(args.seed)
+    torch.manual_seed(args.seed)
+    generator = torch.Generator().manual_seed(args.seed)
+    counters = {"iteration": 0, "samples": 0, "hands": 0, "decisions": 0, "seconds": 0.0}
+    snapshots: list[dict[str, torch.Tensor]] = []
+    if resume:
+        state = load_checkpoint(out / "checkpoint.pt", kind="training")
+        if state["rules"] != rules.to_dict():
+            raise CheckpointError(f"{out / 'checkpoint.pt'} was trained on rules {state['rules']}, not {rules}")
+        network.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        rng.bit_generator.state = state["numpy_rng"]
+        generator.set_state(state["torch_rng"])
+        torch.set_rng_state(state["torch_global_rng"])
+        counters = dict(state["counters"])
+        snapshots = list(state["pool"])
+    from agents import make  # the rule-based bots of the pool and the evaluation
+
+    bots = [make(name, rules, seed=args.seed + i) for i, name in enumerate(args.pool_bots)]
+    log = MetricsLog(out, resume=resume)
+    policy = make_policy(network, device, generator, args)
+
+    def checkpoint() -> None:
+        payload = {
+            "kind": "training",
+            "rules": rules.to_dict(),
+            "network": {"obs_size": encoder.size, "hidden": list(args.hidden), "algorithm": args.algorithm},
+            "model": {k: v.cpu() for k, v in network.state_dict().items()},
+            "optimizer": optimizer.state_dict(),
+            "numpy_rng": rng.bit_generator.state,
+            "torch_rng": generator.get_state(),
+            "torch_global_rng": torch.get_rng_state(),
+            "counters": counters,
+            "pool": snapshots,
+            "args": {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(args).items()},
+        }
+        save_atomic(payload, out / "checkpoint.pt")
+
+    budget = args.minutes * 60.0
+    session_start = time.perf_counter() - counters["seconds"]
+    last_checkpoint = last_eval = time.perf_counter()
+    bar = log.progress_bar(budget, counters["seconds"], enabled=args.progress)
+    while True:
+        counters["seconds"] = time.perf_counter() - session_start
+        if counters["seconds"] >= budget or (args.max_iterations and counters["iteration"] >= args.max_iterations):
+            break
+
+        # 1. Experience: full hands on the batched core, a share of them against the pool.
+        opponents = bots + [snapshot_agent(s, rules, encoder.size, args, device) for s in snapshots]
+        network.eval()
+        samples, stats = collect_hands(
+            rules, policy, opponents, args.games, rng, encoder, args.pool_share, args.gamma, args.gae_lambda
+        )
+
+        # 2. Update: clipped PPO on every learner decision, advantages normalised per batch.
+        network.train()
+        obs = torch.from_numpy(samples.observations).to(device)
+        masks = torch.from_numpy(samples.masks).to(device)
+        actions = torch.from_numpy(samples.actions).to(device)
+        old_log_probs = torch.from_numpy(samples.log_probs).to(device)
+        advantages = torch.from_numpy(samples.advantages).to(device)
+        advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+        returns = torch.from_numpy(samples.returns).to(device)
+        outcomes = torch.from_numpy(samples.outcomes).to(device)
+        update_start = time.perf_counter()
+        losses = {"policy": 0.0, "value": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0}
+        n_minibatches = 0
+        for _ in range(args.epochs):
+            order = torch.randperm(len(samples), generator=generator).to(device)
+            for start in range(0, len(samples), args.minibatch):
+                idx = order[start : start + args.minibatch]
+                logits, values = network(obs[idx], masks[idx])
+                if args.algorithm == "dmc":
+                    # Deep Monte-Carlo: Q(s, a) of the chosen action regresses on the hand's result.
+                    chosen_q = logits.gather(1, actions[idx, None]).squeeze(-1)
+                    value_loss = ((chosen_q - outcomes[idx]) ** 2).mean()
+                    optimizer.zero_grad()
+                    value_loss.backward()
+                    nn.utils.clip_grad_norm_(network.parameters(), args.max_grad_norm)
+                    optimizer.step()
+                    losses["value"] += value_loss.item()
+                    n_minibatches += 1
+                    continue
+                log_probs_all = torch.log_softmax(logits, dim=-1)
+                log_probs = log_probs_all.gather(1, actions[idx, None]).squeeze(-1)
+                ratio = torch.exp(log_probs - old_log_probs[idx])
+                adv = advantages[idx]
+                policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - args.clip, 1 + args.clip)).mean()
+                value_loss = 0.5 * ((values - returns[idx]) ** 2).mean()
+                probs = log_probs_all.exp()
+                entropy = -(probs * log_probs_all.masked_fill(~masks[idx], 0.0)).sum(-1).mean()
+                loss = policy_loss + args.value_coef * value_loss - args.entropy_coef * entropy
+                optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(network.parameters(), args.max_grad_norm)
+                optimizer.step()
+                with torch.no_grad():
+                    losses["policy"] += policy_loss.item()
+                    losses["value"] += value_loss.item()
+                    losses["entropy"] += entropy.item()
+                    losses["approx_kl"] += ((ratio - 1) - torch.log(ratio)).mean().item()
+                    losses["clip_fraction"] += ((ratio - 1).abs() > args.clip).float().mean().item()
+                n_minibatches += 1
+        update_seconds = time.perf_counter() - update_start
+
+        # 3. Bookkeeping, logging, the opponent pool.
+        counters["iteration"] += 1
+        counters["samples"] += len(samples)
+        counters["hands"] += stats.hands
+        counters["decisions"] += stats.all_decisions
+        counters["seconds"] = time.perf_counter() - session_start
+        if counters["iteration"] % args.snapshot_every == 0:
+            snapshots = (snapshots + [{k: v.detach().cpu().clone() for k, v in network.state_dict().items()}])[
+                -args.pool_snapshots :
+            ]
+        row = {
+            "charts/samples_per_s": stats.decisions / stats.seconds_total,
+            "charts/decisions_per_s": stats.all_decisions / stats.seconds_total,
+            "charts/share_core": stats.seconds_core / stats.seconds_total,
+            "charts/share_encoder": stats.seconds_encoder / stats.seconds_total,
+            "charts/share_network": stats.seconds_network / stats.seconds_total,
+            "charts/share_opponents": stats.seconds_opponents / stats.seconds_total,
+            "charts/update_seconds": update_seconds,
+            "charts/win_rate_vs_pool": stats.learner_wins,
+            "charts/pool_size": len(opponents),
+            **{f"losses/{k}": v / max(n_minibatches, 1) for k, v in losses.items()},
+        }
+        log.write(counters, row)
+        bar.update_to(counters["seconds"], row["charts/samples_per_s"], counters["iteration"])
+
+        # 4. Evaluation in the duplicate arena, then an atomic checkpoint.
+        now = time.perf_counter()
+        if now - last_eval >= args.eval_every_minutes * 60.0:
+            last_eval = now
+            network.eval()
+            log.write(counters, evaluate_against(network, rules, args.eval_opponents, args.eval_deals, device))
+        if now - last_checkpoint >= args.checkpoint_every_minutes * 60.0:
+            last_checkpoint = now
+            checkpoint()
+    bar.close()
+    network.eval()
+    log.write(counters, evaluate_against(network, rules, args.eval_opponents, args.eval_deals, device))
+    checkpoint()
+    export_agent(network, rules, encoder.size, args, out / "agent.pt")
+    log.close()
+    log.plot(out / "learning_curve.png")
+    return out
+
+
+def snapshot_agent(weights: dict[str, torch.Tensor], rules: Rules, obs_size: int, args: Args, device: torch.device):
+    """A frozen past learner for the opponent pool (samples from its policy)."""
+    from agents.neural import NeuralAgent
+
+    network = Network(obs_size, args.hidden).to(device)
+    network.load_state_dict(weights)
+    greedy = args.algorithm == "dmc"  # Q-values are not logits: a DMC snapshot plays its best action
+    return NeuralAgent(network, rules, greedy=greedy, seed=args.seed, device=device, name="snapshot")
+
+
+def export_agent(network: Network, rules: Rules, obs_size: int, args: Args, path: Path) -> Path:
+    """The small file users play with: weights, rules and shape only (no optimiser, no pool)."""
+    payload = {
+        "kind": "agent",
+        "rules": rules.to_dict(),
+        "network": {"obs_size": obs_size, "hidden": list(args.hidden), "algorithm": args.algorithm},
+        "model": {k: v.detach().cpu().half() for k, v in network.state_dict().items()},
+    }
+    return save_atomic(payload, path)

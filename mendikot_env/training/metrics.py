@@ -1,0 +1,104 @@
+"""Training metrics: one CSV row per iteration, TensorBoard events, a progress bar, a plot."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+class MetricsLog:
+    """Writes ``metrics.jsonl`` (every key, any row) and ``metrics.csv`` (fixed columns), plus
+    TensorBoard events under ``tb/`` when tensorboard is installed."""
+
+    def __init__(self, out: Path, resume: bool = False) -> None:
+        self.out = Path(out)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.jsonl = self.out / "metrics.jsonl"
+        if not resume:
+            self.jsonl.write_text("")
+        try:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self.writer = SummaryWriter(str(self.out / "tb"))
+        except ImportError:  # tensorboard is optional
+            self.writer = None
+
+    def write(self, counters: dict[str, Any], row: dict[str, float]) -> None:
+        """Record a row of metrics at the current counters."""
+        record = {**counters, **{k: float(v) for k, v in row.items()}}
+        with self.jsonl.open("a") as file:
+            file.write(json.dumps(record) + "\n")
+        if self.writer is not None:
+            for key, value in row.items():
+                self.writer.add_scalar(key, float(value), int(counters["samples"]))
+            self.writer.flush()
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Every recorded row."""
+        return [json.loads(line) for line in self.jsonl.read_text().splitlines() if line.strip()]
+
+    def close(self) -> None:
+        """Write metrics.csv from all rows and close TensorBoard."""
+        rows = self.rows()
+        columns = sorted({key for row in rows for key in row})
+        with (self.out / "metrics.csv").open("w", newline="") as file:
+            writer = csv.DictWriter(file, fieldnames=columns)
+            writer.writeheader()
+            writer.writerows(rows)
+        if self.writer is not None:
+            self.writer.close()
+
+    def plot(self, path: Path) -> Path | None:
+        """Learning curve: evaluation win rates (with 95% intervals) against samples."""
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            return None
+        rows = [r for r in self.rows() if any(k.startswith("eval/win_rate_vs_") for k in r)]
+        fig, ax = plt.subplots(figsize=(7, 4))
+        names = sorted({k.removeprefix("eval/win_rate_vs_") for r in rows for k in r if k.startswith("eval/win_rate")})
+        for name in names:
+            xs = [r["samples"] for r in rows if f"eval/win_rate_vs_{name}" in r]
+            ys = [r[f"eval/win_rate_vs_{name}"] for r in rows if f"eval/win_rate_vs_{name}" in r]
+            lo = [r[f"eval/ci_low_vs_{name}"] for r in rows if f"eval/win_rate_vs_{name}" in r]
+            hi = [r[f"eval/ci_high_vs_{name}"] for r in rows if f"eval/win_rate_vs_{name}" in r]
+            ax.plot(xs, ys, marker="o", label=f"vs {name}")
+            ax.fill_between(xs, lo, hi, alpha=0.2)
+        ax.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")
+        ax.set_xlabel("learner decisions trained on")
+        ax.set_ylabel("duplicate win rate (95% CI)")
+        ax.set_ylim(0, 1)
+        ax.legend()
+        ax.set_title("Self-play training: evaluation in the duplicate arena")
+        fig.tight_layout()
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        return path
+
+    def progress_bar(self, total_seconds: float, done_seconds: float, enabled: bool) -> _Bar:
+        """A time-based progress bar with samples/s (tqdm, on stderr)."""
+        return _Bar(total_seconds, done_seconds, enabled)
+
+
+class _Bar:
+    def __init__(self, total: float, done: float, enabled: bool) -> None:
+        self.bar = None
+        if enabled:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=round(total), initial=round(done), unit="s", file=sys.stderr, desc="training")
+
+    def update_to(self, seconds: float, samples_per_s: float, iteration: int) -> None:
+        if self.bar is not None:
+            self.bar.n = min(round(seconds), self.bar.total)
+            self.bar.set_postfix(it=iteration, samples_per_s=f"{samples_per_s:,.0f}")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()

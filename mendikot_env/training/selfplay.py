@@ -1,0 +1,212 @@
+"""Self-play experience on the batched core: every decision of the learner is a sample.
+
+:func:`collect_hands` deals B hands and plays them to the end. In each game every seat
+is played either by the learner (the network being trained, shared by all its seats) or
+by an opponent (a frozen snapshot or a rule-based agent) on one team, so a share of the
+games is played against the opponent pool. Only the learner's decisions are kept.
+
+Rewards arrive at the end of the hand; :func:`seat_gae` turns them into advantages along
+each seat's own decisions (a seat's next decision is the "next state" of its previous
+one), with one backward pass over the steps and no loop over games.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import core
+from ..cards import NUM_ACTIONS, unpack_sets
+from ..match import team_rewards
+from ..observation import ObservationEncoder
+from ..rules import Rules
+
+LEARNER = 0  # seat_player value of the learner; opponents are 1, 2, ...
+
+# policy(observations, masks) -> (actions, log-probabilities, values), all (N,) arrays.
+Policy = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+
+@dataclass
+class Samples:
+    """The learner's decisions of one collection, flat over (step, game)."""
+
+    observations: np.ndarray  # (N, D) float32
+    masks: np.ndarray  # (N, 53) bool
+    actions: np.ndarray  # (N,) int64
+    log_probs: np.ndarray  # (N,) float32: log-probability under the acting policy
+    values: np.ndarray  # (N,) float32: value estimate at the decision
+    advantages: np.ndarray  # (N,) float32: GAE along the seat's decisions
+    returns: np.ndarray  # (N,) float32: advantages + values (value target)
+    outcomes: np.ndarray  # (N,) float32: final reward of the seat's team (Monte-Carlo target)
+
+    def __len__(self) -> int:
+        return int(self.actions.shape[0])
+
+
+@dataclass
+class CollectStats:
+    """What a collection did and where its time went."""
+
+    hands: int = 0
+    decisions: int = 0  # learner decisions (samples)
+    all_decisions: int = 0  # every seat's decisions, opponents included
+    seconds_core: float = 0.0
+    seconds_encoder: float = 0.0
+    seconds_network: float = 0.0
+    seconds_opponents: float = 0.0
+    seconds_total: float = 0.0
+    learner_wins: float = 0.0  # hands won by the learner's team in games against the pool (share)
+    pool_hands: int = 0
+    extra: dict[str, float] = field(default_factory=dict)
+
+
+def assign_players(
+    n_games: int, n_players: int, n_opponents: int, pool_share: float, rng: np.random.Generator
+) -> np.ndarray:
+    """(B, n) who plays each seat: the learner everywhere, except that a ``pool_share`` of
+    the games give one random team to a random opponent."""
+    if n_opponents == 0 or pool_share <= 0:
+        return np.full((n_games, n_players), LEARNER, dtype=np.int64)
+    against_pool = rng.random(n_games) < pool_share
+    opponent = rng.integers(1, n_opponents + 1, size=n_games)
+    opponent_team = rng.integers(0, 2, size=n_games)
+    on_opponent_team = (np.arange(n_players) % 2)[None, :] == opponent_team[:, None]
+    return np.where(against_pool[:, None] & on_opponent_team, opponent[:, None], LEARNER)
+
+
+def collect_hands(
+    rules: Rules,
+    policy: Policy,
+    opponents: Sequence[object],
+    n_games: int,
+    rng: np.random.Generator,
+    encoder: ObservationEncoder,
+    pool_share: float,
+    gamma: float,
+    gae_lambda: float,
+) -> tuple[Samples, CollectStats]:
+    """Play ``n_games`` full hands and return the learner's decisions with advantages.
+
+    Args:
+        rules: the rule set.
+        policy: the learner, batched (see ``Policy``).
+        opponents: agents of the pool (``act(observations, masks)``), indexed 1..K.
+        n_games: hands played at once (B).
+        rng: generator of the deals and the seat assignment.
+        encoder: observation encoder of ``rules``.
+        pool_share: share of the games in which one team is an opponent.
+        gamma, gae_lambda: discount and GAE lambda along each seat's decisions.
+    """
+    stats = CollectStats()
+    start = time.perf_counter()
+    n = rules.n_players
+    t0 = time.perf_counter()
+    state = core.new_hands(rules, n_games, rng)
+    players = assign_players(n_games, n, len(opponents), pool_share, rng)
+    stats.seconds_core += time.perf_counter() - t0
+    rows = np.arange(n_games)
+    steps: list[dict[str, np.ndarray]] = []
+    while True:
+        t0 = time.perf_counter()
+        live = state.phase != core.OVER
+        if not np.count_nonzero(live):
+            break
+        seats = np.maximum(state.current, 0)
+        bits = core.legal_bits(state)
+        masks = unpack_sets(bits, NUM_ACTIONS).view(bool)
+        who = np.where(live, players[rows, seats], -1)
+        t1 = time.perf_counter()
+        observations = encoder.encode(state, seats)
+        t2 = time.perf_counter()
+        stats.seconds_core += t1 - t0
+        stats.seconds_encoder += t2 - t1
+        actions = np.zeros(n_games, dtype=np.int64)
+        mine = np.flatnonzero(who == LEARNER)
+        if mine.size:
+            chosen, log_probs, values = policy(observations[mine], masks[mine])
+            actions[mine] = chosen
+            steps.append(
+                {
+                    "games": mine,
+                    "seats": seats[mine],
+                    "observations": observations[mine],
+                    "masks": masks[mine],
+                    "actions": chosen,
+                    "log_probs": log_probs,
+                    "values": values,
+                }
+            )
+        t3 = time.perf_counter()
+        stats.seconds_network += t3 - t2
+        for k, agent in enumerate(opponents, start=1):
+            theirs = np.flatnonzero(who == k)
+            if theirs.size:
+                actions[theirs] = agent.act(observations[theirs], masks[theirs])
+        t4 = time.perf_counter()
+        stats.seconds_opponents += t4 - t3
+        stats.all_decisions += int(np.count_nonzero(live))
+        core.step(state, actions, check=False)
+        stats.seconds_core += time.perf_counter() - t4
+
+    results = core.hand_results(state)
+    rewards = team_rewards(rules, results, "win")  # (B, 2)
+    advantages, outcomes = seat_gae(steps, rewards, n_games, n, gamma, gae_lambda)
+    samples = Samples(
+        observations=np.concatenate([s["observations"] for s in steps]),
+        masks=np.concatenate([s["masks"] for s in steps]),
+        actions=np.concatenate([s["actions"] for s in steps]),
+        log_probs=np.concatenate([s["log_probs"] for s in steps]).astype(np.float32),
+        values=np.concatenate([s["values"] for s in steps]).astype(np.float32),
+        advantages=advantages,
+        returns=advantages + np.concatenate([s["values"] for s in steps]).astype(np.float32),
+        outcomes=outcomes,
+    )
+    pool = (players != LEARNER).any(axis=1)
+    stats.pool_hands = int(np.count_nonzero(pool))
+    if stats.pool_hands:
+        learner_team = np.argmax(players == LEARNER, axis=1) % 2
+        stats.learner_wins = float(np.mean(results.winner[pool] == learner_team[pool]))
+    stats.hands = n_games
+    stats.decisions = len(samples)
+    stats.seconds_total = time.perf_counter() - start
+    return samples, stats
+
+
+def seat_gae(
+    steps: list[dict[str, np.ndarray]],
+    rewards: np.ndarray,
+    n_games: int,
+    n_players: int,
+    gamma: float,
+    gae_lambda: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """GAE along each (game, seat)'s own decisions, walking the steps backwards.
+
+    The only reward is the team's at the end of the hand, after the seat's last decision.
+
+    Returns:
+        (advantages, outcomes): flat arrays in the order of ``steps``.
+    """
+    next_value = np.zeros((n_games, n_players), dtype=np.float32)
+    next_advantage = np.zeros((n_games, n_players), dtype=np.float32)
+    has_next = np.zeros((n_games, n_players), dtype=bool)
+    outcome_of_seat = rewards[:, np.arange(n_players) % 2].astype(np.float32)  # (B, n)
+    per_step_adv: list[np.ndarray] = [np.empty(0, np.float32)] * len(steps)
+    per_step_out: list[np.ndarray] = [np.empty(0, np.float32)] * len(steps)
+    for t in range(len(steps) - 1, -1, -1):
+        games, seats, values = steps[t]["games"], steps[t]["seats"], steps[t]["values"].astype(np.float32)
+        follow = has_next[games, seats]
+        reward = np.where(follow, 0.0, outcome_of_seat[games, seats])
+        bootstrap = np.where(follow, next_value[games, seats], 0.0)
+        delta = reward + gamma * bootstrap - values
+        advantage = delta + np.where(follow, gamma * gae_lambda * next_advantage[games, seats], 0.0)
+        per_step_adv[t] = advantage.astype(np.float32)
+        per_step_out[t] = outcome_of_seat[games, seats]
+        next_value[games, seats] = values
+        next_advantage[games, seats] = advantage
+        has_next[games, seats] = True
+    return np.concatenate(per_step_adv), np.concatenate(per_step_out)
