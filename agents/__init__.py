@@ -1,5 +1,24 @@
-"""Agents for mendikot_env: one batched interface (see ``agents.base``)."""
+"""Agents for mendikot_env: one batched interface (see ``agents.base``) and a factory.
+
+>>> from mendikot_env import Rules
+>>> agent = make("hard", Rules())          # or "random", "easy", "medium"
+>>> agent = load("medium", Rules(), seed=3)  # names now; checkpoint paths once a loader is registered
+"""
 
 from .base import Agent, RandomAgent, masked_uniform, seed_agent
+from .registry import AGENT_NAMES, CHECKPOINT_LOADERS, load, make, register_checkpoint_loader
+from .rule_based import LEVELS, RuleBasedAgent
 
-__all__ = ["Agent", "RandomAgent", "masked_uniform", "seed_agent"]
+__all__ = [
+    "AGENT_NAMES",
+    "CHECKPOINT_LOADERS",
+    "LEVELS",
+    "Agent",
+    "RandomAgent",
+    "RuleBasedAgent",
+    "load",
+    "make",
+    "masked_uniform",
+    "register_checkpoint_loader",
+    "seed_agent",
+]

@@ -66,7 +66,7 @@ def load_neural_agent(
     import torch
 
     from mendikot_env.training.checkpoint import CheckpointError, load_checkpoint
-    from mendikot_env.training.loop import Network
+    from mendikot_env.training.loop import build_network
 
     path = Path(path)
     if path.is_dir():
@@ -76,7 +76,7 @@ def load_neural_agent(
     spec = payload["network"]
     try:
         rules = Rules.from_dict(payload["rules"])
-        network = Network(int(spec["obs_size"]), tuple(int(h) for h in spec["hidden"]))
+        network = build_network(rules, spec)
         network.load_state_dict({k: v.float() for k, v in payload["model"].items()})
     except (KeyError, TypeError, ValueError, RuntimeError) as error:
         raise CheckpointError(f"{path} does not hold a usable network: {error}") from None

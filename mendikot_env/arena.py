@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from . import core
+from .cards import NUM_ACTIONS, set_to_cards, unpack_sets
 from .match import MatchState
 from .observation import ObservationEncoder
 from .rules import Rules
@@ -123,14 +124,14 @@ def play_hands(
                 raise AgentError(
                     f"agent {_name(agent)!r} returned actions of shape {chosen.shape}, expected ({mine.size},)"
                 )
-            legal = (chosen >= 0) & (chosen < core.NUM_ACTIONS)
+            legal = (chosen >= 0) & (chosen < NUM_ACTIONS)
             legal &= (bits[mine] & core.CARD_SETS[np.where(legal, chosen, -1)]) != 0
             if not legal.all():
                 g = int(mine[np.flatnonzero(~legal)[0]])
                 a = int(chosen[np.flatnonzero(~legal)[0]])
                 raise AgentError(
                     f"agent {_name(agent)!r} played illegal action {a} in game {g} (seat {int(state.current[g])}); "
-                    f"legal: {core.set_to_cards(bits[g])}"
+                    f"legal: {set_to_cards(bits[g])}"
                 )
             actions[mine] = chosen
         if log is not None:
@@ -185,6 +186,7 @@ class ArenaResult:
     ci_high: float
     pair_sweeps: int  # deal pairs where A won both hands
     pair_splits: int  # deal pairs won once by each side (the cards decided)
+    pair_losses: int  # deal pairs where B won both hands
     seconds: float
     deals_per_s: float
     matches: dict[str, Any] | None = None  # match-level results, when asked
@@ -221,8 +223,12 @@ class ArenaResult:
         if self.drawn:
             lines.append(f"drawn hands: {self.drawn}")
         lines.append(
-            f"deal pairs: A won both {self.pair_sweeps}, split {self.pair_splits}, "
-            f"B won both {self.deals - self.pair_sweeps - self.pair_splits - self._pairs_with_draws()}"
+            f"deal pairs: A won both {self.pair_sweeps}, split {self.pair_splits}, B won both {self.pair_losses}"
+            + (
+                f", with a drawn hand {self.deals - self.pair_sweeps - self.pair_splits - self.pair_losses}"
+                if self.drawn
+                else ""
+            )
         )
         lines.append(
             f"win rate of A: {100 * self.win_rate:.1f}%  (95% CI {100 * self.ci_low:.1f}% .. {100 * self.ci_high:.1f}%,"
@@ -239,12 +245,6 @@ class ArenaResult:
             f"{self.deals_per_s:,.0f} deal pairs/s ({2 * self.deals_per_s:,.0f} hands/s), {self.seconds:.1f} s"
         )
         return "\n".join(lines)
-
-    def _pairs_with_draws(self) -> int:
-        if self.pair_scores is None:
-            return 0
-        s = self.pair_scores
-        return int(np.count_nonzero((s != 0) & (s != 1) & (s != 0.5)))
 
 
 # ------------------------------------------------------------------------------- arena
@@ -324,6 +324,7 @@ def duplicate_arena(
         ci_high=high,
         pair_sweeps=int(np.count_nonzero(pair_scores == 1.0)),
         pair_splits=int(np.count_nonzero(pair_scores == 0.5)),
+        pair_losses=int(np.count_nonzero(pair_scores == 0.0)),
         seconds=seconds,
         deals_per_s=deals / max(seconds, 1e-9),
         pair_scores=pair_scores,
@@ -429,7 +430,7 @@ def duplicate_matches(
 
 def _deal_cards(state: core.State) -> np.ndarray:
     """(B, n, hand_size) card ids of the deal of each game (ascending per seat)."""
-    flags = core.unpack_sets(state.deal)
+    flags = unpack_sets(state.deal)
     B, n = state.deal.shape
     return np.nonzero(flags)[2].reshape(B, n, -1)
 

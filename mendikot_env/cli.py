@@ -12,7 +12,15 @@ import sys
 from collections.abc import Sequence
 
 # Modules that provide a subcommand, in the order shown by --help.
-COMMAND_MODULES = ("mendikot_env.commands.demo", "mendikot_env.commands.bench")
+COMMAND_MODULES = (
+    "mendikot_env.commands.demo",
+    "mendikot_env.commands.bench",
+    "mendikot_env.commands.arena",
+    "mendikot_env.commands.league",
+    "mendikot_env.commands.replay",
+    "mendikot_env.commands.play",
+    "mendikot_env.commands.train_rllib",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -52,8 +52,10 @@ class Args:
     """seeds the deals, the seat assignment, the network init and the sampling"""
     games: int = 1024
     """hands played at once per collection (the batch of the core)"""
-    hidden: tuple[int, ...] = (512, 256)
-    """sizes of the network's hidden layers"""
+    hidden: tuple[int, ...] = (256, 256)
+    """sizes of the context torso's hidden layers"""
+    card_hidden: int = 64
+    """width of the per-card scoring network"""
     learning_rate: float = 3e-4
     """Adam step size"""
     epochs: int = 2
@@ -64,6 +66,8 @@ class Args:
     """discount between a seat's decisions (1: a hand is short and only its result counts)"""
     gae_lambda: float = 0.95
     """GAE lambda along a seat's decisions"""
+    tens_reward: float = 0.1
+    """shaping: reward to a team for each ten it takes, as it takes it (0: only the hand's result)"""
     clip: float = 0.2
     """PPO ratio clip"""
     entropy_coef: float = 0.01
@@ -72,6 +76,10 @@ class Args:
     """weight of the value loss"""
     max_grad_norm: float = 0.5
     """gradient clipping"""
+    imitate_iterations: int = 0
+    """warm start: first iterations imitate the teacher (cross-entropy on its actions, value on results)"""
+    teacher: str = "hard"
+    """rule-based agent imitated during the warm start"""
     pool_share: float = 0.3
     """share of the games in which one team is an opponent from the pool"""
     pool_bots: tuple[str, ...] = ("hard",)
@@ -114,26 +122,80 @@ class Args:
 
 
 class Network(nn.Module):
-    """Shared torso, a policy head (53 logits) and a value head."""
+    """Scores every card with one small shared network, so what it learns about one card
+    holds for all 52 (a ten is a ten in every suit).
 
-    def __init__(self, obs_size: int, hidden: tuple[int, ...] = (512, 256)) -> None:
+    A context torso reads the whole observation; each card then gets its own features (its
+    planes: in my hand, takes the lead, master, unseen, played by whom, ...; its rank, suit,
+    whether it follows, is trump, which seats are void in its suit) and is scored from them
+    plus the context. The ask action and the value come from the context.
+    """
+
+    def __init__(self, rules: Rules, hidden: tuple[int, ...] = (256, 256), card_hidden: int = 64) -> None:
         super().__init__()
+        layout = ObservationEncoder(rules).layout
+        self.n = rules.n_players
+        self.obs_size = layout.size
+        self.card_planes_end = layout.pieces["voids"].start
+        self.n_planes = self.card_planes_end // 52
+        self.pieces = {name: (p.start, p.stop) for name, p in layout.pieces.items()}
         layers: list[nn.Module] = []
-        width = obs_size
+        width = layout.size
         for size in hidden:
             layers += [nn.Linear(width, size), nn.ReLU()]
             width = size
         self.torso = nn.Sequential(*layers)
-        self.policy = nn.Linear(width, NUM_ACTIONS)
+        cards = torch.arange(52)
+        static = torch.cat(
+            [
+                nn.functional.one_hot(cards % 13, 13),
+                nn.functional.one_hot(cards // 13, 4),
+                (cards % 13 == 8)[:, None],
+            ],
+            dim=1,
+        ).float()
+        self.register_buffer("static", static)  # (52, 18): rank, suit, is a ten
+        card_features = self.n_planes + 18 + 2 + self.n + 1
+        self.card_in = nn.Linear(card_features, card_hidden)
+        self.context_to_card = nn.Linear(width, card_hidden)
+        self.card_out = nn.Sequential(nn.ReLU(), nn.Linear(card_hidden, card_hidden), nn.ReLU(), nn.Linear(card_hidden, 1))
+        self.ask = nn.Linear(width, 1)
         self.value = nn.Linear(width, 1)
-        nn.init.orthogonal_(self.policy.weight, gain=0.01)
-        nn.init.zeros_(self.policy.bias)
+
+    def _piece(self, observations: torch.Tensor, name: str) -> torch.Tensor:
+        start, stop = self.pieces[name]
+        return observations[:, start:stop]
 
     def forward(self, observations: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits (illegal actions at -1e9) and values."""
-        features = self.torso(observations)
-        logits = self.policy(features).masked_fill(~masks, -1e9)
-        return logits, self.value(features).squeeze(-1)
+        batch = observations.shape[0]
+        context = self.torso(observations)
+        planes = observations[:, : self.card_planes_end].reshape(batch, self.n_planes, 52).transpose(1, 2)
+        hand = self._piece(observations, "hand").reshape(batch, 4, 13)
+        suit_features = torch.cat(
+            [
+                self._piece(observations, "led_suit")[:, :, None],
+                self._piece(observations, "trump_suit")[:, :, None],
+                self._piece(observations, "voids").reshape(batch, self.n, 4).transpose(1, 2),
+                hand.sum(-1, keepdim=True) / 13.0,
+            ],
+            dim=2,
+        ).repeat_interleave(13, dim=1)  # (B, 52, 2 + n + 1): the card's suit's features
+        features = torch.cat([planes, suit_features, self.static.expand(batch, -1, -1)], dim=2)
+        hidden = self.card_in(features) + self.context_to_card(context)[:, None, :]
+        card_logits = self.card_out(hidden).squeeze(-1)
+        logits = torch.cat([card_logits, self.ask(context)], dim=1).masked_fill(~masks, -1e9)
+        return logits, self.value(context).squeeze(-1)
+
+
+def network_spec(rules: Rules, args: Args) -> dict[str, Any]:
+    """What rebuilds the network from a checkpoint (stored beside its weights)."""
+    return {"hidden": list(args.hidden), "card_hidden": args.card_hidden, "algorithm": args.algorithm}
+
+
+def build_network(rules: Rules, spec: dict[str, Any]) -> Network:
+    """The network described by a checkpoint's spec."""
+    return Network(rules, tuple(int(h) for h in spec["hidden"]), int(spec["card_hidden"]))
 
 
 def make_policy(network: Network, device: torch.device, generator: torch.Generator, args: Args):
@@ -167,7 +229,7 @@ def train(args: Args, resume: bool = False) -> Path:
     if args.threads:
         torch.set_num_threads(args.threads)
     encoder = ObservationEncoder(rules)
-    network = Network(encoder.size, args.hidden).to(device)
+    network = build_network(rules, network_spec(rules, args)).to(device)
     optimizer = torch.optim.Adam(network.parameters(), lr=args.learning_rate, eps=1e-5)
     rng = np.random.default_rng(args.seed)
     torch.manual_seed(args.seed)
@@ -188,19 +250,29 @@ def train(args: Args, resume: bool = False) -> Path:
     from agents import make  # the rule-based bots of the pool and the evaluation
 
     bots = [make(name, rules, seed=args.seed + i) for i, name in enumerate(args.pool_bots)]
+    teacher = make(args.teacher, rules, seed=args.seed) if args.imitate_iterations else None
+    seeded_agents = [agent for agent in (*bots, teacher) if getattr(agent, "rng", None) is not None]
+    if resume:
+        for agent, bit_state in zip(seeded_agents, state.get("agent_rngs", []), strict=False):
+            agent.rng.bit_generator.state = bit_state
     log = MetricsLog(out, resume=resume)
     policy = make_policy(network, device, generator, args)
+
+    def teacher_policy(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        zeros = np.zeros(len(observations), dtype=np.float32)
+        return np.asarray(teacher.act(observations, masks), dtype=np.int64), zeros, zeros
 
     def checkpoint() -> None:
         payload = {
             "kind": "training",
             "rules": rules.to_dict(),
-            "network": {"obs_size": encoder.size, "hidden": list(args.hidden), "algorithm": args.algorithm},
+            "network": network_spec(rules, args),
             "model": {k: v.cpu() for k, v in network.state_dict().items()},
             "optimizer": optimizer.state_dict(),
             "numpy_rng": rng.bit_generator.state,
             "torch_rng": generator.get_state(),
             "torch_global_rng": torch.get_rng_state(),
+            "agent_rngs": [agent.rng.bit_generator.state for agent in seeded_agents],
             "counters": counters,
             "pool": snapshots,
             "args": {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(args).items()},
@@ -216,11 +288,22 @@ def train(args: Args, resume: bool = False) -> Path:
         if counters["seconds"] >= budget or (args.max_iterations and counters["iteration"] >= args.max_iterations):
             break
 
-        # 1. Experience: full hands on the batched core, a share of them against the pool.
-        opponents = bots + [snapshot_agent(s, rules, encoder.size, args, device) for s in snapshots]
+        # 1. Experience: full hands on the batched core, a share of them against the pool
+        #    (during the warm start the teacher plays every seat instead).
+        imitating = counters["iteration"] < args.imitate_iterations
+        opponents = bots + [snapshot_agent(s, rules, args, device) for s in snapshots]
         network.eval()
         samples, stats = collect_hands(
-            rules, policy, opponents, args.games, rng, encoder, args.pool_share, args.gamma, args.gae_lambda
+            rules,
+            teacher_policy if imitating else policy,
+            [] if imitating else opponents,
+            args.games,
+            rng,
+            encoder,
+            args.pool_share,
+            args.gamma,
+            args.gae_lambda,
+            args.tens_reward,
         )
 
         # 2. Update: clipped PPO on every learner decision, advantages normalised per batch.
@@ -241,6 +324,18 @@ def train(args: Args, resume: bool = False) -> Path:
             for start in range(0, len(samples), args.minibatch):
                 idx = order[start : start + args.minibatch]
                 logits, values = network(obs[idx], masks[idx])
+                if imitating:
+                    # Warm start: copy the teacher's choices; the value head learns the results.
+                    policy_loss = nn.functional.cross_entropy(logits, actions[idx])
+                    value_loss = 0.5 * ((values - outcomes[idx]) ** 2).mean()
+                    optimizer.zero_grad()
+                    (policy_loss + args.value_coef * value_loss).backward()
+                    nn.utils.clip_grad_norm_(network.parameters(), args.max_grad_norm)
+                    optimizer.step()
+                    losses["policy"] += policy_loss.item()
+                    losses["value"] += value_loss.item()
+                    n_minibatches += 1
+                    continue
                 if args.algorithm == "dmc":
                     # Deep Monte-Carlo: Q(s, a) of the chosen action regresses on the hand's result.
                     chosen_q = logits.gather(1, actions[idx, None]).squeeze(-1)
@@ -293,6 +388,7 @@ def train(args: Args, resume: bool = False) -> Path:
             "charts/share_opponents": stats.seconds_opponents / stats.seconds_total,
             "charts/update_seconds": update_seconds,
             "charts/win_rate_vs_pool": stats.learner_wins,
+            "charts/imitating": float(imitating),
             "charts/pool_size": len(opponents),
             **{f"losses/{k}": v / max(n_minibatches, 1) for k, v in losses.items()},
         }
@@ -312,28 +408,28 @@ def train(args: Args, resume: bool = False) -> Path:
     network.eval()
     log.write(counters, evaluate_against(network, rules, args.eval_opponents, args.eval_deals, device))
     checkpoint()
-    export_agent(network, rules, encoder.size, args, out / "agent.pt")
+    export_agent(network, rules, args, out / "agent.pt")
     log.close()
     log.plot(out / "learning_curve.png")
     return out
 
 
-def snapshot_agent(weights: dict[str, torch.Tensor], rules: Rules, obs_size: int, args: Args, device: torch.device):
+def snapshot_agent(weights: dict[str, torch.Tensor], rules: Rules, args: Args, device: torch.device) -> Any:
     """A frozen past learner for the opponent pool (samples from its policy)."""
     from agents.neural import NeuralAgent
 
-    network = Network(obs_size, args.hidden).to(device)
+    network = build_network(rules, network_spec(rules, args)).to(device)
     network.load_state_dict(weights)
     greedy = args.algorithm == "dmc"  # Q-values are not logits: a DMC snapshot plays its best action
     return NeuralAgent(network, rules, greedy=greedy, seed=args.seed, device=device, name="snapshot")
 
 
-def export_agent(network: Network, rules: Rules, obs_size: int, args: Args, path: Path) -> Path:
+def export_agent(network: Network, rules: Rules, args: Args, path: Path) -> Path:
     """The small file users play with: weights, rules and shape only (no optimiser, no pool)."""
     payload = {
         "kind": "agent",
         "rules": rules.to_dict(),
-        "network": {"obs_size": obs_size, "hidden": list(args.hidden), "algorithm": args.algorithm},
+        "network": network_spec(rules, args),
         "model": {k: v.detach().cpu().half() for k, v in network.state_dict().items()},
     }
     return save_atomic(payload, path)

@@ -41,7 +41,7 @@ class Samples:
     values: np.ndarray  # (N,) float32: value estimate at the decision
     advantages: np.ndarray  # (N,) float32: GAE along the seat's decisions
     returns: np.ndarray  # (N,) float32: advantages + values (value target)
-    outcomes: np.ndarray  # (N,) float32: final reward of the seat's team (Monte-Carlo target)
+    outcomes: np.ndarray  # (N,) float32: Monte-Carlo return from the decision (shaping + hand result)
 
     def __len__(self) -> int:
         return int(self.actions.shape[0])
@@ -88,6 +88,7 @@ def collect_hands(
     pool_share: float,
     gamma: float,
     gae_lambda: float,
+    tens_reward: float = 0.0,
 ) -> tuple[Samples, CollectStats]:
     """Play ``n_games`` full hands and return the learner's decisions with advantages.
 
@@ -100,6 +101,8 @@ def collect_hands(
         encoder: observation encoder of ``rules``.
         pool_share: share of the games in which one team is an opponent.
         gamma, gae_lambda: discount and GAE lambda along each seat's decisions.
+        tens_reward: shaping: each ten a team takes gives its seats this reward (and the
+            other team's seats minus this) as it happens; 0 leaves only the hand's result.
     """
     stats = CollectStats()
     start = time.perf_counter()
@@ -110,6 +113,8 @@ def collect_hands(
     stats.seconds_core += time.perf_counter() - t0
     rows = np.arange(n_games)
     steps: list[dict[str, np.ndarray]] = []
+    shaping: list[np.ndarray] = []  # (B, 2) reward to each team from the state change of each step
+    tens_before = np.zeros((n_games, 2), dtype=np.int64)
     while True:
         t0 = time.perf_counter()
         live = state.phase != core.OVER
@@ -131,6 +136,7 @@ def collect_hands(
             actions[mine] = chosen
             steps.append(
                 {
+                    "step": len(shaping),
                     "games": mine,
                     "seats": seats[mine],
                     "observations": observations[mine],
@@ -150,11 +156,18 @@ def collect_hands(
         stats.seconds_opponents += t4 - t3
         stats.all_decisions += int(np.count_nonzero(live))
         core.step(state, actions, check=False)
+        if tens_reward:
+            tens_after, _ = core.team_counts(state)
+            gained = tens_after - tens_before
+            shaping.append(tens_reward * (gained - gained[:, ::-1]).astype(np.float32))
+            tens_before = tens_after
+        else:
+            shaping.append(np.zeros((n_games, 2), dtype=np.float32))
         stats.seconds_core += time.perf_counter() - t4
 
     results = core.hand_results(state)
     rewards = team_rewards(rules, results, "win")  # (B, 2)
-    advantages, outcomes = seat_gae(steps, rewards, n_games, n, gamma, gae_lambda)
+    advantages, outcomes = seat_gae(steps, shaping, rewards, n_games, n, gamma, gae_lambda)
     samples = Samples(
         observations=np.concatenate([s["observations"] for s in steps]),
         masks=np.concatenate([s["masks"] for s in steps]),
@@ -178,6 +191,7 @@ def collect_hands(
 
 def seat_gae(
     steps: list[dict[str, np.ndarray]],
+    shaping: list[np.ndarray],
     rewards: np.ndarray,
     n_games: int,
     n_players: int,
@@ -186,27 +200,39 @@ def seat_gae(
 ) -> tuple[np.ndarray, np.ndarray]:
     """GAE along each (game, seat)'s own decisions, walking the steps backwards.
 
-    The only reward is the team's at the end of the hand, after the seat's last decision.
+    A decision's reward is the shaping its team received from that decision until the
+    seat's next one, plus, after the seat's last decision, the team's result of the hand.
+    ``shaping[t]`` is aligned with the game steps, which include the opponents' steps.
 
     Returns:
-        (advantages, outcomes): flat arrays in the order of ``steps``.
+        (advantages, Monte-Carlo returns): flat arrays in the order of ``steps``.
     """
+    seat_team = np.arange(n_players) % 2
     next_value = np.zeros((n_games, n_players), dtype=np.float32)
     next_advantage = np.zeros((n_games, n_players), dtype=np.float32)
     has_next = np.zeros((n_games, n_players), dtype=bool)
-    outcome_of_seat = rewards[:, np.arange(n_players) % 2].astype(np.float32)  # (B, n)
-    per_step_adv: list[np.ndarray] = [np.empty(0, np.float32)] * len(steps)
-    per_step_out: list[np.ndarray] = [np.empty(0, np.float32)] * len(steps)
+    shaped_to_end = np.zeros((n_games, 2), dtype=np.float32)  # shaping from step t to the end
+    shaped_at_next = np.zeros((n_games, n_players), dtype=np.float32)  # ... at the seat's next decision
+    outcome_of_seat = rewards[:, seat_team].astype(np.float32)  # (B, n)
+    per_step_adv: list[np.ndarray] = []
+    per_step_out: list[np.ndarray] = []
+    step_of_game = len(shaping) - 1
     for t in range(len(steps) - 1, -1, -1):
         games, seats, values = steps[t]["games"], steps[t]["seats"], steps[t]["values"].astype(np.float32)
+        step_index = steps[t]["step"]
+        while step_of_game >= step_index:
+            shaped_to_end += shaping[step_of_game]
+            step_of_game -= 1
+        shaped_now = shaped_to_end[games, seat_team[seats]]
         follow = has_next[games, seats]
-        reward = np.where(follow, 0.0, outcome_of_seat[games, seats])
+        reward = shaped_now - shaped_at_next[games, seats] + np.where(follow, 0.0, outcome_of_seat[games, seats])
         bootstrap = np.where(follow, next_value[games, seats], 0.0)
         delta = reward + gamma * bootstrap - values
         advantage = delta + np.where(follow, gamma * gae_lambda * next_advantage[games, seats], 0.0)
-        per_step_adv[t] = advantage.astype(np.float32)
-        per_step_out[t] = outcome_of_seat[games, seats]
+        per_step_adv.append(advantage.astype(np.float32))
+        per_step_out.append(shaped_now + outcome_of_seat[games, seats])
         next_value[games, seats] = values
         next_advantage[games, seats] = advantage
         has_next[games, seats] = True
-    return np.concatenate(per_step_adv), np.concatenate(per_step_out)
+        shaped_at_next[games, seats] = shaped_now
+    return np.concatenate(per_step_adv[::-1]), np.concatenate(per_step_out[::-1])

@@ -1,0 +1,542 @@
+"""Rule-based Mendikot players at three levels, batched with numpy.
+
+The agent reads only its observation vector (decoded with the layout's named views) and
+the legal mask, and scores every legal action of every game at once: no Python loop runs
+over games. Each card gets a utility: with ``p`` the chance that our team takes the trick
+if we play it, the utility is ``p * (value if we take it) + (1 - p) * (value if they do)``
+minus what the card is worth in later tricks. The trick's value counts the tens in it
+(and our ten if we play one). That one formula gives the club player's habits: throw a
+ten onto a trick the partner is safely winning, keep your own tens out of tricks you will
+lose, win a trick holding a ten with the cheapest safe card, and otherwise play low.
+Leads, the cut suit, the face-down card and the band reveal add their own terms.
+
+Levels (each beats the one below in the duplicate arena; numbers in the README):
+  * ``easy``: sees only its hand and the current trick (no card memory), so a card is
+    "safe" only when nothing higher is unseen in that narrow view; picks trump by length;
+    asks for the band card whenever an opponent is winning.
+  * ``medium``: remembers every card played, so it knows the boss cards; threats are
+    all-or-nothing; picks trump (cut and band) by length and high cards; asks for the band
+    card only to take a trick holding a ten.
+  * ``hard``: also remembers who has shown out of a suit, and a card-location model (the
+    unseen cards of a suit lie in the other hands in proportion to the cards each has
+    left, none in a hand known void) turns every threat into a probability; values tens
+    and tricks by how they change the chance to win the hand (tricks decide at two tens
+    each, nothing matters once a side has three), weighing each card against what it
+    would win later (in band hukum it keeps medium's fixed values, which measured better
+    there); leads safe high cards to pull out tens still out; asks for the band card
+    whenever an opponent is winning; hides its top trump.
+
+Each switch is a field of :class:`Level`; the arena measured each one (asking whenever an
+opponent wins and pulling tens help most; remembering voids alone does not).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from math import lgamma
+
+import numpy as np
+
+from mendikot_env.cards import ASK_ACTION, NUM_ACTIONS, NUM_CARDS, NUM_RANKS, TEN_RANK
+from mendikot_env.observation import observation_layout
+from mendikot_env.rules import Rules
+
+LEVELS = ("easy", "medium", "hard")
+
+# Per card id: its suit, its rank, whether it is a ten.
+SUIT = np.arange(NUM_CARDS) // NUM_RANKS
+RANK = np.arange(NUM_CARDS) % NUM_RANKS
+IS_TEN = RANK == TEN_RANK
+TEN_IDS = np.array([NUM_RANKS * s + TEN_RANK for s in range(4)])
+NEG = -1e9
+# LOG_COMB[a, b] = log C(a, b), -inf when b > a: hypergeometric chances in one lookup.
+_A = np.arange(NUM_CARDS + 1)
+LOG_COMB = np.array(
+    [[lgamma(a + 1) - lgamma(b + 1) - lgamma(a - b + 1) if b <= a else -np.inf for b in _A] for a in _A]
+)
+
+
+@dataclass(frozen=True)
+class Level:
+    """What a level knows and does (one switch per skill, then the numbers it plays by)."""
+
+    memory: bool  # remembers the cards played (otherwise sees only the trick and its hand)
+    voids: bool  # remembers who has shown out of a suit
+    location: bool  # estimates where the unseen cards are (otherwise all-or-nothing threats)
+    outcome: bool  # values tens and tricks by the chance to win the hand (otherwise fixed values)
+    pull_tens: bool  # leads safe high cards in suits whose ten is still out
+    ask: str  # band reveal: "opponent" (whenever an opponent is winning) or "tens" (only for tens)
+    hide: str  # band card: "low" or "high" card of the chosen trump suit
+    trick_value: float = 0.12  # worth of a trick without tens, in tens (fixed-value levels)
+    pull: float = 0.3  # tens a safe high lead is expected to pull out of a suit whose ten is out
+    decay: float = 1.3  # weight of a card's chance to win later against winning now
+    ten_base: float = 0.6  # chance that a ten in hand ends up with my team even if not safe now
+    cut_weight: float = 0.08  # worth of one point of suit strength when a cut chooses the trump
+    p_hidden: float = 0.8  # chance that a void opponent asks for the face-down card and trumps
+
+
+LEVEL_SPECS: dict[str, Level] = {
+    "easy": Level(
+        memory=False,
+        voids=False,
+        location=False,
+        outcome=False,
+        pull_tens=False,
+        ask="opponent",
+        hide="low",
+        trick_value=0.05,
+    ),
+    "medium": Level(memory=True, voids=False, location=False, outcome=False, pull_tens=False, ask="tens", hide="low"),
+    "hard": Level(
+        memory=True,
+        voids=True,
+        location=True,
+        outcome=True,
+        pull_tens=True,
+        ask="opponent",
+        hide="high",
+        cut_weight=0.15,
+    ),
+}
+
+# Per trump method, what a level changes (measured in the arena): with the band card face
+# down the hard level's outcome model costs about a point against medium, so it plays
+# band hukum with the fixed values.
+VARIANT_CHANGES: dict[tuple[str, str], dict[str, object]] = {("hard", "band"): {"outcome": False}}
+
+
+def outcome_table(rules: Rules) -> np.ndarray:
+    """V[a, b, x, y]: expected score of my team minus the other's from a position where we
+    hold ``a`` tens and ``x`` tricks and they hold ``b`` and ``y``, if every remaining ten and
+    trick were a coin toss. Differences of V are what one more ten or trick is worth now:
+    nothing once a side has three tens, everything for the tricks at two tens each.
+    """
+    from math import comb
+
+    t = rules.n_tricks
+    tiered = rules.scoring == "tiered"
+    table = np.zeros((5, 5, t + 1, t + 1))
+    for a in range(5):
+        for b in range(5 - a):
+            r = 4 - a - b
+            for x in range(t + 1):
+                for y in range(t + 1 - x):
+                    m = t - x - y
+                    tricks = sum(comb(m, j) * np.sign(x + j - (y + m - j)) for j in range(m + 1)) / 2**m
+                    total = 0.0
+                    for i in range(r + 1):
+                        mine, theirs = a + i, b + r - i
+                        if mine >= 3:
+                            score = 2.0 if tiered and mine == 4 else 1.0
+                        elif theirs >= 3:
+                            score = -2.0 if tiered and theirs == 4 else -1.0
+                        else:
+                            score = tricks
+                        total += comb(r, i) * score / 2**r
+                    table[a, b, x, y] = total
+    return table
+
+
+class RuleBasedAgent:
+    """A heuristic club player (``easy``, ``medium`` or ``hard``) that acts on whole batches.
+
+    Args:
+        rules: the rule set (fixes the observation layout).
+        level: ``"easy"``, ``"medium"`` or ``"hard"``.
+        seed: seeds a tiny random jitter that breaks ties between equally good cards; with
+            ``seed=None`` ties go to the lowest card id, so play is a pure function of the
+            observation.
+        name: display name (defaults to the level).
+        spec: override the level's switches (for experiments); by default the level's
+            :data:`LEVEL_SPECS` entry with its :data:`VARIANT_CHANGES` for these rules.
+
+    Example:
+        >>> from mendikot_env import Rules, core, ObservationEncoder
+        >>> rules = Rules()
+        >>> state = core.new_hands(rules, 16, rng=0)
+        >>> obs = ObservationEncoder(rules).encode(state, state.current)
+        >>> RuleBasedAgent(rules, "hard").act(obs, core.legal_action_mask(state)).shape
+        (16,)
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        level: str = "hard",
+        seed: int | None = None,
+        name: str | None = None,
+        spec: Level | None = None,
+    ) -> None:
+        if level not in LEVEL_SPECS:
+            raise ValueError(f"unknown level {level!r}; choose one of {list(LEVELS)}")
+        self.rules = rules
+        self.level = level
+        if spec is None:
+            spec = replace(LEVEL_SPECS[level], **VARIANT_CHANGES.get((level, rules.trump), {}))
+        self.spec = spec
+        self.name = name or level
+        self.layout = observation_layout(rules)
+        self.rng = None if seed is None else np.random.default_rng(seed)
+        self.n = rules.n_players
+        # The pack: all 52, or no 2s with six or eight players.
+        self.in_pack = np.ones(NUM_CARDS, bool) if self.n == 4 else RANK != 0
+        self.outcome = outcome_table(rules) if self.spec.outcome else None
+
+    def seed(self, seed: int | None) -> None:
+        """Restart the tie-breaking generator (wrappers call this on ``reset(seed=...)``)."""
+        self.rng = None if seed is None else np.random.default_rng(seed)
+
+    # --------------------------------------------------------------------------- acting
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """(B,) legal actions for the seats whose observations and masks are given."""
+        obs = np.asarray(observations, dtype=np.float32)
+        legal = np.asarray(masks) != 0
+        if obs.ndim != 2 or obs.shape[1] != self.layout.size or legal.shape != (obs.shape[0], NUM_ACTIONS):
+            raise ValueError(
+                f"act needs (B, {self.layout.size}) observations and (B, 53) masks, got {obs.shape} and {legal.shape}"
+            )
+        if obs.shape[0] == 0:
+            return np.zeros(0, dtype=np.int64)
+        if not legal.any(axis=1).all():
+            raise ValueError(f"mask row {int(np.flatnonzero(~legal.any(axis=1))[0])} has no legal action")
+        hide = self.layout.view(obs, "phase")[:, 0] > 0.5
+        utility = np.full(legal.shape, NEG)
+        if hide.any():
+            utility[hide, :NUM_CARDS] = self._hide_utility(self.layout.view(obs[hide], "hand") > 0.5)
+        if not hide.all():
+            utility[~hide] = self._play_utility(_Table(self, obs[~hide]))
+        if self.rng is not None:
+            utility += self.rng.random(utility.shape) * 1e-6
+        else:
+            utility -= np.arange(NUM_ACTIONS) * 1e-9
+        return np.where(legal, utility, -np.inf).argmax(axis=1).astype(np.int64)
+
+    # ------------------------------------------------------------------------ band hide
+
+    def _suit_strength(self, hand: np.ndarray) -> np.ndarray:
+        """(B, 4) how good each suit is as trump for this hand: length, and high cards."""
+        s = hand.reshape(-1, 4, NUM_RANKS).astype(np.float64)
+        length = s.sum(axis=2)
+        if not self.spec.memory:
+            return length
+        return length + 1.5 * s[:, :, 12] + 1.0 * s[:, :, 11] + 0.5 * s[:, :, 10] + 0.5 * s[:, :, TEN_RANK]
+
+    def _hide_utility(self, hand: np.ndarray) -> np.ndarray:
+        """Lay face down a card of the best trump suit (length and high cards)."""
+        # Low: the card costs least while out of play. High: the top trump cannot be caught
+        # while face down and comes back as a sure winner (measured slightly stronger).
+        rank_term = RANK if self.spec.hide == "high" else -RANK - 20.0 * IS_TEN
+        u = self._suit_strength(hand)[:, SUIT] * 100.0 + rank_term
+        return np.where(hand, u, NEG)
+
+    # ----------------------------------------------------------------------- card play
+
+    def _play_utility(self, t: _Table) -> np.ndarray:
+        """(B, 53) utility of every action while playing.
+
+        The candidates are the cards in hand (at most 13 per row, padded), so every
+        per-card array is (B, K) with K <= 13 rather than (B, 52).
+        """
+        spec, rules = self.spec, self.rules
+        B = t.B
+        rows = np.arange(B)
+        K = int(t.hand.sum(axis=1).max())
+        cards = np.argsort(~t.hand, axis=1, kind="stable")[:, :K]  # (B, K) card ids in hand first
+        valid = t.hand[rows[:, None], cards]
+        c_suit, c_rank, c_ten = SUIT[cards], RANK[cards], IS_TEN[cards]
+
+        # ---- the trick so far: who is winning and with what.
+        tc = np.where(t.trick_card >= 0, t.trick_card, 0)
+        counts = self._trick_trumps(t, SUIT[tc])
+        led_trump = (t.led >= 0) & (t.led == t.trump)
+        follows_t = SUIT[tc] == t.led[:, None]
+        t_trump = counts | (follows_t & led_trump[:, None])
+        t_score = np.where(t.trick_card >= 0, RANK[tc] + NUM_RANKS * follows_t + 2 * NUM_RANKS * t_trump, -1)
+        winner = t_score.argmax(axis=1)
+        best = t_score[rows, winner]
+        trick_tens = (IS_TEN[tc] & (t.trick_card >= 0)).sum(axis=1)
+        partner_win = ~t.leading & (winner % 2 == 0)
+        p_partner = self._hold_chance(
+            t, tc[rows, winner][:, None], t_trump[rows, winner][:, None], np.maximum(t.led, 0)[:, None]
+        )[:, 0]
+
+        # ---- each candidate card: does it take the lead of the trick, and will it hold?
+        follows = c_suit == np.where(t.leading, -1, t.led)[:, None]
+        c_trump = ((t.trump >= 0)[:, None] & (c_suit == t.trump[:, None])) | (
+            (t.cut_open & ~t.leading)[:, None] & ~follows
+        )
+        c_trump |= follows & led_trump[:, None]
+        c_score = c_rank + NUM_RANKS * follows + 2 * NUM_RANKS * c_trump
+        wins_now = t.leading[:, None] | (c_score > best[:, None])
+        suit_played = np.where(t.leading[:, None], c_suit, t.led[:, None])
+        p_keep = self._hold_chance(t, cards, c_trump, suit_played)
+        partner_later = np.where(t.partner_after.any(axis=1), 0.15 if spec.memory else 0.0, 0.0)
+        p_other = np.where(partner_win, p_partner, partner_later)
+        p = np.where(wins_now, np.maximum(p_keep, np.where(partner_win, p_partner, 0.0)[:, None]), p_other[:, None])
+
+        # ---- what the trick is worth: its tens, my ten, and (leading) tens it may pull out.
+        stake = trick_tens[:, None] + c_ten.astype(np.float64)
+        if spec.pull_tens:
+            ten_out = t.unseen[:, TEN_IDS]  # (B, 4): the ten of each suit is in another hand
+            pulls = np.take_along_axis(ten_out, c_suit, axis=1) & (c_rank > TEN_RANK)
+            stake = stake + t.leading[:, None] * spec.pull * pulls
+        if self.outcome is None:
+            value = p * (spec.trick_value + stake) - (1 - p) * stake
+        else:
+            win_v, lose_v = self._outcomes(t, stake)
+            value = p * win_v + (1 - p) * lose_v
+
+        # ---- what the card is worth later (in tens).
+        holding = t.hand.reshape(B, 4, NUM_RANKS).sum(axis=2)  # (B, 4)
+        c_holding = np.take_along_axis(holding, c_suit, axis=1)
+        trump_known = np.where(t.trump >= 0, t.trump, t.private)
+        in_trumps = c_suit == trump_known[:, None]
+        if self.outcome is None:
+            boss = np.take_along_axis(t.hi_unseen, cards, axis=1) == 0
+            cost = 0.004 * c_rank + 0.03 * boss * (c_rank >= 9)
+            cost = cost + in_trumps * (0.06 + 0.004 * c_rank)
+        else:
+            # A card is worth the tricks it would win later (about its chance to hold if led
+            # now), a trump also its ruffs; a ten in hand is worth the chance that it ends
+            # up with my team anyway. Playing a card pays only when now beats later.
+            as_lead = self._hold_chance(t, cards, in_trumps, c_suit, lead=True)
+            later = np.minimum(spec.decay * as_lead, 1.0)
+            later = np.where(in_trumps, 0.5 + 0.5 * later, later)
+            win0, lose0 = self._outcomes(t, np.zeros((B, 1)))
+            win1, lose1 = self._outcomes(t, np.ones((B, 1)))
+            q = spec.ten_base + (1 - spec.ten_base) * as_lead
+            ten_later = (lose1 - lose0) + q * (win1 - lose1)
+            cost = np.where(c_ten, ten_later, (win0 - lose0) * later) + 0.002 * c_rank
+        if spec.memory:
+            # Keep the guards of my own ten; shed short suits to make voids.
+            ten_held = t.hand[:, TEN_IDS]
+            guards = np.take_along_axis(holding - ten_held, c_suit, axis=1)
+            guarding = np.take_along_axis(ten_held, c_suit, axis=1) & ~c_ten & (guards <= 2)
+            cost = cost + 0.05 * guarding - 0.006 * (c_holding <= 2) * ~follows
+        utility = value - cost
+
+        # ---- cut hukum: the first card off suit chooses trump for the hand.
+        if rules.trump == "cut":
+            cut_now = (t.cut_open & ~t.leading)[:, None] & ~follows
+            strength = self._suit_strength(t.hand)
+            strength = strength - strength.mean(axis=1, keepdims=True)
+            utility = utility + spec.cut_weight * cut_now * np.take_along_axis(strength, c_suit, axis=1)
+
+        # ---- leads: from length (the others run out of the suit first).
+        utility = utility + t.leading[:, None] * 0.01 * c_holding
+
+        out = np.full((B, NUM_ACTIONS), NEG)
+        out[rows[:, None], cards] = np.where(valid, utility, NEG)
+        if rules.trump == "band" and rules.reveal == "ask":
+            out[:, ASK_ACTION] = self._ask_utility(t, trick_tens, partner_win)
+        return out
+
+    def _outcomes(self, t: _Table, stake: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(B, K) value, in tens, of my team taking the trick with ``stake`` tens (fractions
+        interpolated), and of the other team taking it, from the outcome table."""
+        table = self.outcome
+        n_tricks = self.rules.n_tricks
+        a, b = t.tens[:, 0, None], t.tens[:, 1, None]
+        x, y = t.tricks[:, 0, None], t.tricks[:, 1, None]
+        x1 = np.minimum(x + 1, n_tricks - y)
+        y1 = np.minimum(y + 1, n_tricks - x)
+        low = np.floor(stake).astype(np.int64)
+        frac = stake - low
+
+        def at(k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            win = table[np.minimum(a + k, 4 - b), b, x1, y]
+            lose = table[a, np.minimum(b + k, 4 - a), x, y1]
+            return win, lose
+
+        w0, l0 = at(low)
+        w1, l1 = at(low + 1)
+        # Scale: a ten early in the hand is worth about one unit, as in the fixed values.
+        return 2.0 * (w0 + frac * (w1 - w0)), 2.0 * (l0 + frac * (l1 - l0))
+
+    def _trick_trumps(self, t: _Table, t_suit: np.ndarray) -> np.ndarray:
+        """(B, n) which trick cards count as trumps.
+
+        Band hukum: trump-suit cards played before the reveal do not count. The observation
+        does not say in which trick the reveal came, so a reveal by a seat that has shown out
+        of the suit led is taken to be this trick's (the usual case).
+        """
+        n, trump, led = self.n, t.trump, t.led
+        counts = (trump[:, None] >= 0) & (t_suit == trump[:, None]) & (t.trick_card >= 0)
+        if self.rules.trump != "band":
+            return counts
+        rev = t.revealed_by
+        rows = np.arange(t.B)
+        pos = (np.arange(n)[None, :] - t.leader[:, None]) % n
+        rev_pos = (rev - t.leader) % n
+        revc = np.maximum(rev, 0)
+        lead_suit = np.maximum(led, 0)
+        me_void = ~t.hand.reshape(-1, 4, NUM_RANKS)[rows, lead_suit].any(axis=1)
+        in_trick = np.where(rev == 0, me_void, t.trick_card[rows, revc] >= 0) & np.where(
+            rev == 0, True, t.shown_out[rows, revc, lead_suit]
+        )
+        this_trick = (rev >= 0) & (led >= 0) & in_trick
+        early = this_trick[:, None] & (pos < rev_pos[:, None]) & (t_suit != led[:, None])
+        return counts & ~early
+
+    def _hold_chance(
+        self, t: _Table, card: np.ndarray, card_trump: np.ndarray, suit_played: np.ndarray, lead: bool = False
+    ) -> np.ndarray:
+        """(B, K) chance that no opponent still to play beats ``card`` (were it winning).
+
+        Two threats: an opponent follows with a higher unseen card of the suit, or an
+        opponent void in the suit ruffs (with a higher trump; with any card while a cut is
+        open; by asking and trumping while the band card is face down).
+        """
+        spec = self.spec
+        B = card.shape[0]
+        sp = suit_played
+        higher = np.take_along_axis(t.hi_unseen, card, axis=1)
+        ruffing = card_trump & (SUIT[card] != sp)  # a ruff is not beaten by followers
+        opps = [k for k in range(1, self.n, 2)]
+        after = np.ones_like(t.opp_after) if lead else t.opp_after  # lead=True: as if leading it now
+        safe = np.ones(card.shape)
+        for k in opps:
+            follow = t.p_holds(k, sp, np.where(ruffing, 0, higher))
+            safe = safe * np.where(after[:, k, None], 1 - follow, 1.0)
+        if not self.spec.memory:
+            return safe
+
+        # Ruffs: the chance an opponent holds a trump that beats the card.
+        trump = t.trump
+        tsuit = np.broadcast_to(np.maximum(trump, 0)[:, None], card.shape)
+        n_trumps = t.unseen_in_suit[np.arange(B), np.maximum(trump, 0)][:, None]
+        beat_by = np.where(card_trump & (SUIT[card] == tsuit), higher, n_trumps)
+        own_suit = SUIT[card] * np.ones(card.shape, np.int64)
+        priv = np.broadcast_to(np.maximum(t.private, 0)[:, None], card.shape)
+        priv_n = t.unseen_in_suit[np.arange(B), np.maximum(t.private, 0)][:, None] * np.ones(card.shape, np.int64)
+        for k in opps:
+            void = t.p_void(k)[np.arange(B)[:, None], sp]
+            has = np.where((trump >= 0)[:, None] & (sp != tsuit), t.p_holds(k, tsuit, beat_by), 0.0)
+            cut = np.where(card_trump, t.p_holds(k, own_suit, higher), 1.0)
+            has = np.where(t.cut_open[:, None], cut, has)
+            if self.spec.location:
+                hidden = np.where(
+                    (t.private >= 0)[:, None], np.where(sp == priv, 0.0, t.p_holds(k, priv, priv_n)), spec.p_hidden
+                )
+            else:
+                hidden = 0.5
+            has = np.where(t.hidden[:, None], hidden, has)
+            safe = safe * np.where(after[:, k, None], 1 - void * has, 1.0)
+        return safe
+
+    def _ask_utility(self, t: _Table, trick_tens: np.ndarray, partner_win: np.ndarray) -> np.ndarray:
+        """(B,) utility of asking for the face-down card (legal only when I cannot follow).
+
+        Asking forces me to trump if I can, so it pays when the opponents are winning the
+        trick; the arena shows that asking whenever they are ("opponent") beats asking only
+        for tricks holding a ten ("tens"), and that never asking loses badly.
+        """
+        want = ~partner_win
+        if self.spec.ask == "tens":
+            want &= trick_tens > 0
+        return np.where(want, 10.0, NEG)
+
+
+class _Table:
+    """Everything one seat can see and infer, decoded from a batch of observations."""
+
+    def __init__(self, agent: RuleBasedAgent, obs: np.ndarray) -> None:
+        v = agent.layout.view
+        n, rules, spec = agent.n, agent.rules, agent.spec
+        B = obs.shape[0]
+        self.B = B
+        self.n = n
+        self.spec = spec
+        self.hand = v(obs, "hand") > 0.5
+        self.face_down = v(obs, "face_down") > 0.5
+        trick = v(obs, "trick") > 0.5  # (B, n, 52)
+        has = trick.any(axis=2)
+        self.trick_card = np.where(has, trick.argmax(axis=2), -1)  # (B, n): card of each relative seat
+        played = v(obs, "played") > 0.5  # (B, n, 52)
+        self.shown_out = v(obs, "voids") > 0.5  # (B, n, 4)
+        self.led = _index(v(obs, "led_suit"))
+        self.trump = _index(v(obs, "trump_suit"))
+        self.hider = _index(v(obs, "hider"))
+        self.revealed_by = _index(v(obs, "revealed_by"))
+        self.leader = np.maximum(_index(v(obs, "leader")), 0)
+        trump_state = v(obs, "trump_state").argmax(axis=1)  # 0 none, 1 face down, 2 known
+        self.tens = v(obs, "tens").argmax(axis=2)  # (B, 2): mine, theirs
+        self.tricks = np.rint(v(obs, "tricks") * rules.n_tricks).astype(np.int64)
+        n_in_trick = has.sum(axis=1)
+        self.leading = n_in_trick == 0
+        self.after = n - 1 - n_in_trick  # players still to play after me
+        rel = np.arange(n)
+        is_after = (rel[None, :] >= 1) & (rel[None, :] <= self.after[:, None])
+        self.opp_after = is_after & (rel % 2 == 1)[None, :]
+        self.partner_after = is_after & (rel % 2 == 0)[None, :]
+        self.hidden = (trump_state == 1) & (self.trump < 0)  # band card face down
+        self.private = np.where(self.face_down.any(axis=1), self.face_down.argmax(axis=1) // NUM_RANKS, -1)
+        self.cut_open = (rules.trump == "cut") & (self.trump < 0)
+
+        # What is still in the other hands: everything not played and not mine.
+        if spec.memory:
+            gone = played.any(axis=1)
+            voids = self.shown_out if spec.voids else np.zeros_like(self.shown_out)
+        else:
+            gone = np.zeros((B, NUM_CARDS), bool)
+            gone[np.nonzero(has)[0], self.trick_card[has]] = True
+            voids = np.zeros_like(self.shown_out)
+        self.unseen = ~gone & ~self.hand & ~self.face_down & agent.in_pack[None, :]
+        u_suit = self.unseen.reshape(B, 4, NUM_RANKS)
+        above = np.cumsum(u_suit[:, :, ::-1], axis=2)[:, :, ::-1] - u_suit
+        self.hi_unseen = above.reshape(B, NUM_CARDS)  # unseen cards of the card's suit ranked above it
+        self.unseen_in_suit = u_suit.sum(axis=2)  # (B, 4)
+        self.voids = voids
+
+        # Card-location model: cards left in each other hand, and the room for each suit.
+        left = rules.hand_size - played.sum(axis=2)  # (B, n)
+        hider_rel = self.hider
+        face_down_slot = self.hidden & (hider_rel >= 0)
+        left[np.flatnonzero(face_down_slot), hider_rel[face_down_slot]] -= 1
+        left[:, 0] = 0
+        self.left = np.maximum(left, 0)
+        room = np.where(voids, 0, self.left[:, :, None]).sum(axis=1)  # (B, 4)
+        self.room = np.maximum(room, self.unseen_in_suit)
+        self._void_cache: dict[int, np.ndarray] = {}
+        self._holds_cache: dict[int, np.ndarray] = {}
+
+    def p_void(self, k: int) -> np.ndarray:
+        """(B, 4) chance that relative seat ``k`` holds no card of each suit."""
+        if k not in self._void_cache:
+            known = self.voids[:, k, :] | (self.unseen_in_suit == 0)
+            if self.spec.location:
+                r = np.where(self.voids[:, k, :], 0, self.left[:, k, None])
+                chance = np.exp(LOG_COMB[self.room - r, self.unseen_in_suit] - LOG_COMB[self.room, self.unseen_in_suit])
+                self._void_cache[k] = np.where(known, 1.0, chance)
+            else:
+                self._void_cache[k] = known.astype(np.float64)
+        return self._void_cache[k]
+
+    def p_holds(self, k: int, suit: np.ndarray, count: np.ndarray) -> np.ndarray:
+        """(B, K) chance that relative seat ``k`` holds at least one of ``count`` given unseen
+        cards of ``suit`` (per game and candidate).
+
+        The chances for every (game, suit, count) are tabulated once per seat, so each call
+        is a single flat lookup.
+        """
+        table = self._holds_cache.get(k)
+        if table is None:
+            counts = np.arange(NUM_RANKS + 1)[None, None, :]
+            void = self.voids[:, k, :, None]
+            if self.spec.location:
+                room = self.room[:, :, None]
+                r = np.where(void, 0, self.left[:, k, None, None])
+                c = np.minimum(counts, room)
+                table = 1.0 - np.exp(LOG_COMB[room - r, c] - LOG_COMB[room, c])
+            else:
+                table = ((counts > 0) & ~void).astype(np.float64)
+            table = table.reshape(-1)
+            self._holds_cache[k] = table
+        flat = (np.arange(self.B)[:, None] * 4 + suit) * (NUM_RANKS + 1) + np.minimum(count, NUM_RANKS)
+        return table[flat]
+
+
+def _index(onehot: np.ndarray) -> np.ndarray:
+    """Index of the one-hot entry of each row, or -1 for an all-zero row."""
+    return np.where(onehot.max(axis=1) > 0.5, onehot.argmax(axis=1), -1)

@@ -1,0 +1,47 @@
+"""``mendikot league``: every pair of several agents on the same duplicate deals, with ratings."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from agents import load
+
+from ..arena import league, write_json
+from .common import add_rules_arguments, rules_from_args
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "league", help="play every pair of agents on duplicate deals; win-rate table and Bradley-Terry ratings"
+    )
+    parser.add_argument("--agents", nargs="+", required=True, help="agent names or checkpoint paths (two or more)")
+    parser.add_argument("--deals", type=int, default=1000, help="duplicate deal pairs per pairing")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deals (the same deals for every pairing)")
+    parser.add_argument("--chunk", type=int, default=1024, help="deal pairs per batch")
+    parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_rules_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    rules = rules_from_args(args)
+    if len(args.agents) < 2:
+        raise ValueError("a league needs at least two agents")
+    agents = [load(spec, rules, seed=args.seed * 100 + i) for i, spec in enumerate(args.agents)]
+    result = league(
+        rules,
+        agents,
+        args.deals,
+        seed=args.seed,
+        chunk=args.chunk,
+        progress=not args.no_progress and sys.stderr.isatty(),
+        names=args.agents,
+    )
+    print(f"rules: {rules.to_dict()}")
+    print(result.summary())
+    if args.json:
+        write_json(args.json, result.to_dict())
+        print(f"results written to {args.json}")
+    return 0

@@ -1,0 +1,182 @@
+"""Game records: round trip through JSON and the core, the schema, and clear errors on bad files."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents import make
+from mendikot_env import Rules, core
+from mendikot_env.arena import ActionLog, play_hands
+from mendikot_env.cli import main
+from mendikot_env.records import (
+    RecordError,
+    dumps,
+    format_record,
+    load_record,
+    make_record,
+    records_from_log,
+    replay_record,
+    save_record,
+    schema,
+)
+from mendikot_env.rules import PRESETS
+
+
+def played_records(rules: Rules, games: int, seed: int = 0) -> list[dict]:
+    """Records of ``games`` hands between the medium bot and the random one."""
+    state = core.new_hands(rules, games, rng=seed)
+    log = ActionLog.empty(rules, games)
+    play_hands(state, [make("medium", rules), make("random", rules, seed=seed)], np.array([[0, 1]] * games), log=log)
+    names = [["medium" if s % 2 == 0 else "random" for s in range(rules.n_players)]] * games
+    return records_from_log(state, log, players=names, meta=[{"game": g} for g in range(games)])
+
+
+@pytest.fixture(scope="module")
+def band_record() -> dict:
+    return played_records(Rules.preset("band"), 8, seed=4)[0]
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("n_players", [4, 6])
+def test_round_trip(preset: str, n_players: int, tmp_path: Path) -> None:
+    """Play, save, load, replay: the same result, and the file matches the schema."""
+    jsonschema = pytest.importorskip("jsonschema")  # a dev dependency; the loader itself needs none
+    rules = Rules.preset(preset, n_players=n_players)
+    validator = jsonschema.Draft202012Validator(schema())
+    for k, record in enumerate(played_records(rules, 6, seed=n_players)):
+        validator.validate(record)
+        path = save_record(record, tmp_path / f"hand{k}.json")
+        loaded = load_record(path)
+        assert loaded == json.loads(json.dumps(record))
+        replay = replay_record(loaded)
+        assert replay.result == record["result"]
+        assert bool(replay.state.done[0])
+        assert len(loaded["deal"]) == n_players and len(loaded["deal"][0]) == rules.hand_size
+        assert (loaded["face_down"] is not None) == (rules.trump == "band")
+        assert (loaded["open_card"] is not None) == (rules.trump == "open")
+
+
+def test_record_reads_like_a_game(band_record: dict) -> None:
+    rec = band_record
+    assert rec["format"] == "mendikot-record" and rec["version"] == 1
+    assert rec["actions"][0]["kind"] == "hide" and rec["actions"][0]["action"] == rec["face_down"]
+    assert rec["actions"][0]["seat"] == (rec["dealer"] + 1) % 4
+    assert all(len(card) == 2 for hand in rec["deal"] for card in hand)
+    text = dumps(rec)
+    assert '"deal": [\n' in text and '{"seat": ' in text  # one hand / one action per line
+    printed = format_record(rec, symbols=False)
+    assert "trick 13:" in printed and "result:" in printed and "face down" in printed
+
+
+def test_make_record_refuses_an_unfinished_hand() -> None:
+    state = core.new_hands(Rules(), 1, rng=0)
+    with pytest.raises(RecordError, match="not finished"):
+        make_record(state, 0, [])
+
+
+# --------------------------------------------------------------------------- corrupted
+
+
+def corrupt(record: dict, change) -> dict:
+    bad = copy.deepcopy(record)
+    change(bad)
+    return bad
+
+
+def test_illegal_action_names_the_entry(band_record: dict) -> None:
+    i = 17
+    seat = band_record["actions"][i]["seat"]
+    not_mine = band_record["deal"][(seat + 1) % 4][0]  # a card another seat holds
+    bad = corrupt(band_record, lambda r: r["actions"][i].update(action=not_mine, kind="play"))
+    with pytest.raises(RecordError, match=rf"^action {i} \(seat {seat}, '{not_mine}'\) is illegal; legal: [2-9TJQKA]"):
+        replay_record(bad)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda r: r["actions"][5].update(seat=(r["actions"][5]["seat"] + 1) % 4),
+            r"action 5 .* out of turn: seat \d is to act",
+        ),
+        (lambda r: r["actions"].pop(), r"ends after \d+ actions but the hand is not over"),
+        (lambda r: r["actions"].append(dict(r["actions"][-1])), r"comes after the hand is over"),
+        (lambda r: r["result"].update(tens=[5, 5]), r"result.tens is \[5, 5\] but the replay gives"),
+        (lambda r: r["result"].update(winner=None), r"result.winner"),
+        (lambda r: r["deal"][0].__setitem__(0, "1Z"), r"deal\[0\]\[0\]: cannot read '1Z' as a card"),
+        (
+            lambda r: r["deal"][0].__setitem__(0, r["deal"][1][0]),
+            r"deal: deal of game 0 deals card\(s\) .* more than once",
+        ),
+        (lambda r: r["deal"][2].pop(), r"deal\[2\]: expected 13 cards"),
+        (lambda r: r["deal"][0].__setitem__(0, r["deal"][0][0].lower()), r"deal\[0\]\[0\]: write cards as"),
+        (lambda r: r.update(face_down=None), r"face_down: must be a card exactly when trump is 'band'"),
+        (lambda r: r["actions"][0].update(kind="play"), r"action 0 .* is marked 'play' but is a 'hide' action"),
+        (lambda r: r.update(dealer=7), r"dealer: expected a seat 0..3"),
+        (lambda r: r.update(format="bridge"), r"format: expected 'mendikot-record'"),
+        (lambda r: r.pop("result"), r"missing field\(s\) \['result'\]"),
+        (lambda r: r.update(extra=1), r"unknown field\(s\) \['extra'\]"),
+        (lambda r: r["rules"].update(trump="hidden"), r"rules: Rules.trump = 'hidden' is not allowed"),
+        (lambda r: r["actions"][3].update(action=53), r"action 3: expected a card as text"),
+    ],
+)
+def test_corrupted_records_fail_clearly(band_record: dict, change, message: str) -> None:
+    bad = corrupt(band_record, change)
+    with pytest.raises(RecordError, match=message):
+        replay_record(bad)
+
+
+def test_face_down_must_match_the_hide(band_record: dict) -> None:
+    hider = band_record["actions"][0]["seat"]
+    other = next(c for c in band_record["deal"][hider] if c != band_record["face_down"])
+    bad = corrupt(band_record, lambda r: r.update(face_down=other))
+    with pytest.raises(RecordError, match=rf"action 0 .* hides .* but the record's face_down is '{other}'"):
+        replay_record(bad)
+
+
+def test_load_record_names_the_file(tmp_path: Path, band_record: dict) -> None:
+    path = tmp_path / "broken.json"
+    path.write_text("{not json")
+    with pytest.raises(RecordError, match="broken.json: not valid JSON"):
+        load_record(path)
+    bad = corrupt(band_record, lambda r: r["result"].update(tricks=[13, 0]))
+    save_record(bad, path)
+    with pytest.raises(RecordError, match=r"broken.json: result.tricks"):
+        load_record(path)
+    with pytest.raises(RecordError, match="cannot read"):
+        load_record(tmp_path / "missing.json")
+
+
+def test_schema_rejects_what_the_loader_rejects(band_record: dict) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    validator = jsonschema.Draft202012Validator(schema())
+    for change in (
+        lambda r: r.update(extra=1),
+        lambda r: r["deal"][0].__setitem__(0, "10S"),
+        lambda r: r["actions"][2].update(action="XX"),
+        lambda r: r.pop("actions"),
+    ):
+        bad = corrupt(band_record, change)
+        assert not validator.is_valid(bad)
+        with pytest.raises(RecordError):
+            replay_record(bad)
+
+
+# --------------------------------------------------------------------------------- CLI
+
+
+def test_replay_command(tmp_path: Path, band_record: dict, capsys: pytest.CaptureFixture[str]) -> None:
+    good = save_record(band_record, tmp_path / "good.json")
+    assert main(["replay", str(good), "--ascii"]) == 0
+    out = capsys.readouterr().out
+    assert "trick  1:" in out and "trick 13:" in out and "result: team" in out
+    assert main(["replay", "--check", str(good)]) == 0
+    assert "ok" in capsys.readouterr().out
+    bad = save_record(corrupt(band_record, lambda r: r["actions"].pop()), tmp_path / "bad.json")
+    assert main(["replay", str(bad)]) == 2
+    assert "bad.json: the record ends after" in capsys.readouterr().err
