@@ -1,9 +1,10 @@
-"""Agents by name (``"random"``, ``"easy"``, ``"medium"``, ``"hard"``) or, later, by checkpoint path.
+"""Agents by name (``"random"``, ``"easy"``, ``"medium"``, ``"hard"``, ``"trained"``) or by path.
 
 ``make(name, rules, seed)`` builds a named agent. ``load(spec, rules, seed)`` also accepts a
-path to a trained checkpoint: training code registers a loader for its file suffix with
-:func:`register_checkpoint_loader` (the hook for trained agents), and ``load`` dispatches
-to it, so the arena, the league and ``mendikot play`` take checkpoints without changes.
+trained agent: a run folder of ``mendikot train`` (``agents.load("runs/NAME")``), a ``.pt``
+file, ``"trained"`` (the checkpoint shipped with the package for the standard game), or a
+file whose suffix has a registered loader (:func:`register_checkpoint_loader`, e.g. RLlib
+exports), so the arena, the league and ``mendikot play`` take all of them without changes.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from mendikot_env.rules import Rules
 from .base import Agent, RandomAgent
 from .rule_based import LEVELS, RuleBasedAgent
 
-AGENT_NAMES = ("random", *LEVELS)
+AGENT_NAMES = ("random", *LEVELS, "trained")
+# The trained agent shipped inside the package (standard rules), used by the name "trained".
+SHIPPED_AGENT = Path(__file__).parent / "trained" / "standard.pt"
 
 # File suffix (e.g. ".pt") -> function(path, rules, seed) returning an Agent.
 CheckpointLoader = Callable[[Path, Rules, int | None], Agent]
@@ -30,38 +33,68 @@ def register_checkpoint_loader(suffix: str, loader: CheckpointLoader) -> None:
     CHECKPOINT_LOADERS[suffix] = loader
 
 
-def make(name: str, rules: Rules, seed: int | None = None) -> Agent:
-    """A named agent: ``random`` or a rule-based level (``easy``, ``medium``, ``hard``).
+def make(name: str, rules: Rules | None = None, seed: int | None = None) -> Agent:
+    """A named agent: ``random``, a rule-based level (``easy``, ``medium``, ``hard``) or
+    ``trained`` (the shipped network, standard rules only; needs torch).
 
     Raises:
         ValueError: for an unknown name, listing the known ones.
     """
+    rules = Rules() if rules is None else rules
     key = name.strip().lower()
     if key == "random":
         return RandomAgent(seed=seed)
     if key in LEVELS:
         return RuleBasedAgent(rules, key, seed=seed)
+    if key == "trained":
+        return _load_network(SHIPPED_AGENT, rules, seed)
     raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(AGENT_NAMES)} (or a checkpoint path)")
 
 
-def load(spec: str, rules: Rules, seed: int | None = None) -> Agent:
-    """An agent from a name (see :func:`make`) or a checkpoint path (see the module docstring)."""
+def load(spec: str | Path, rules: Rules | None = None, seed: int | None = None) -> Agent:
+    """An agent from a name (see :func:`make`), a training run folder, or a checkpoint file.
+
+    Args:
+        spec: agent name, run folder, ``.pt`` file, or a file with a registered suffix.
+        rules: the rules it will play; a trained agent must have been trained for them
+            (None: the agent's own rules, or the standard game for named agents).
+        seed: seed of the agent's randomness.
+    """
+    spec = str(spec)
     if spec.strip().lower() in AGENT_NAMES:
         return make(spec, rules, seed)
     path = Path(spec)
     looks_like_path = path.suffix != "" or "/" in spec or path.exists()
     if not looks_like_path:
         return make(spec, rules, seed)  # raises with the list of names
+    if not path.exists():
+        raise ValueError(f"checkpoint {spec!r} does not exist")
+    if path.is_dir() or path.suffix == ".pt":
+        return _load_network(path, rules, seed)
+    if path.suffix not in CHECKPOINT_LOADERS:
+        import mendikot_env.integrations  # noqa: F401  (registers the loaders of optional integrations)
     loader = CHECKPOINT_LOADERS.get(path.suffix)
     if loader is None:
-        known = ", ".join(sorted(CHECKPOINT_LOADERS)) or "none registered yet"
+        known = ", ".join([".pt", "run folders", *sorted(CHECKPOINT_LOADERS)])
         raise ValueError(
             f"no checkpoint loader for {spec!r} (suffix {path.suffix or '(none)'!r}; loaders: {known}); "
             f"known agent names: {', '.join(AGENT_NAMES)}"
         )
-    if not path.exists():
-        raise ValueError(f"checkpoint {spec!r} does not exist")
-    agent = loader(path, rules, seed)
+    agent = loader(path, Rules() if rules is None else rules, seed)
     if not hasattr(agent, "name"):
         agent.name = path.stem  # type: ignore[attr-defined]
+    return agent
+
+
+def _load_network(path: Path, rules: Rules | None, seed: int | None) -> Agent:
+    """A trained network from ``mendikot train`` (needs torch), checked against ``rules``."""
+    try:
+        import torch  # noqa: F401
+    except ImportError as error:
+        raise ValueError(f"loading {path} needs torch: pip install -e '.[train]' ({error})") from None
+    from .neural import load_neural_agent
+
+    agent = load_neural_agent(path, seed=seed)
+    if rules is not None and agent.rules != rules:
+        raise ValueError(f"{path} was trained for {agent.rules}, not for {rules}")
     return agent

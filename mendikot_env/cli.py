@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "mendikot_env.commands.league",
     "mendikot_env.commands.replay",
     "mendikot_env.commands.play",
+    "mendikot_env.commands.train",
     "mendikot_env.commands.train_rllib",
 )
 
@@ -28,8 +29,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mendikot", description="Mendikot RL environment tools")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module_name in COMMAND_MODULES:
-        importlib.import_module(module_name).add_parser(subparsers)
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as error:  # an optional extra is missing: the command says so when run
+            _add_unavailable(subparsers, module_name.rsplit(".", 1)[-1].replace("_", "-"), error)
+            continue
+        module.add_parser(subparsers)
     return parser
+
+
+def _add_unavailable(subparsers: argparse._SubParsersAction, name: str, error: ImportError) -> None:
+    """A placeholder subcommand that explains which dependency is missing."""
+
+    def explain(args: argparse.Namespace) -> int:
+        raise ValueError(f"'{name}' is unavailable: {error}. Install the matching extra, e.g. pip install -e '.[train]'")
+
+    parser = subparsers.add_parser(name, help=f"(unavailable: {error.name or error})", add_help=False)
+    parser.set_defaults(func=explain)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -309,7 +309,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
             value = int(action)
         except (TypeError, ValueError):
             value = None
-        if value is None or value != action or not self._legal >> value & 1 or value < 0:
+        if value is None or value != action or not 0 <= value < NUM_ACTIONS or not self._legal >> value & 1:
             legal = set_to_cards(self._legal)
             raise ValueError(f"illegal action {action!r} for {self.agent_selection}; legal actions are {legal}")
         return value

@@ -247,7 +247,8 @@ class ObservationEncoder:
         out[:, o["middle"][0] + 1] = popcount(state.middle) * (1.0 / (n * rules.n_tricks))
         if match_score is not None:
             score = np.asarray(match_score, dtype=np.float32).reshape(-1)
-            out[:, slice(*o["match_score"])] = score[mine_first] * (1.0 / rules.target)
+            # Capped at the target: a tiered last hand can overshoot it, the space is [0, 1].
+            out[:, slice(*o["match_score"])] = np.minimum(score[mine_first], rules.target) * (1.0 / rules.target)
         return out
 
     def _hot_buffer(self, batch_size: int) -> np.ndarray:

@@ -1,0 +1,85 @@
+"""The settings of an RLlib run (``mendikot train-rllib`` has one option per field).
+
+Kept apart from ``rllib.py`` so the command line can list the options without importing ray.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mendikot_env.rules import Rules, resolve_rules
+
+
+@dataclass
+class Args:
+    """Everything an RLlib run depends on (``mendikot train-rllib`` has one option per field)."""
+
+    rules: str = "standard"
+    """rules preset name"""
+    rule_fields: dict[str, Any] = field(default_factory=dict)
+    """rules fields that override the preset (e.g. {"n_players": 6})"""
+    out: str = "runs/rllib"
+    """run folder: RLlib checkpoint, agent.rllib export, metrics.jsonl, args.json"""
+    iterations: int = 20
+    """training iterations (each samples train_batch_size env steps, then updates)"""
+    env_runners: int = 1
+    """RLlib env runners (sampling processes); 0 samples in the driver"""
+    envs_per_runner: int = 8
+    """envs stepped by each env runner (batched forward passes: ~3x the steps/s of 1)"""
+    learners: int = 0
+    """remote learners (0: one learner in the driver); on a GPU cluster, one per GPU"""
+    gpus_per_learner: float = 0.0
+    """GPUs per learner"""
+    seed: int = 0
+    """seeds RLlib (env runners, network init)"""
+    hidden: tuple[int, ...] = (256, 256)
+    """hidden layer sizes of actor and critic"""
+    activation: str = "tanh"
+    """hidden activation: tanh or relu"""
+    train_batch_size: int = 4000
+    """env steps per iteration and learner"""
+    minibatch_size: int = 512
+    """samples per gradient step"""
+    epochs: int = 4
+    """passes over each batch"""
+    learning_rate: float = 3e-4
+    """Adam step size"""
+    gamma: float = 1.0
+    """discount (1: a hand is short and only its result counts)"""
+    gae_lambda: float = 0.95
+    """GAE lambda"""
+    entropy_coef: float = 0.01
+    """entropy bonus"""
+    league_size: int = 4
+    """frozen snapshot slots the learner plays against"""
+    win_rate_threshold: float = 0.6
+    """add a snapshot of the learner when its win rate against the league is above this"""
+    min_episodes: int = 200
+    """hands against the current league before the threshold is checked (also the win-rate window)"""
+    eval_deals: int = 64
+    """deal pairs per iteration in the duplicate arena against eval_opponent (0: no arena)"""
+    eval_opponent: str = "medium"
+    """agent name the exported policy is evaluated against"""
+    checkpoint_every: int = 5
+    """iterations between RLlib checkpoints (the last iteration always saves)"""
+
+    def __post_init__(self) -> None:
+        if self.activation not in ("tanh", "relu"):
+            raise ValueError(f"activation {self.activation!r} is not allowed; choose 'tanh' or 'relu'")
+        least_values = {
+            "iterations": 1,
+            "league_size": 1,
+            "env_runners": 0,
+            "envs_per_runner": 1,
+            "learners": 0,
+            "checkpoint_every": 1,
+        }
+        for name, least in least_values.items():
+            if getattr(self, name) < least:
+                raise ValueError(f"{name} must be at least {least}, got {getattr(self, name)}")
+        self.hidden = tuple(int(h) for h in self.hidden)
+        self.resolved_rules()  # unknown presets and fields fail here, before ray starts
+
+    def resolved_rules(self) -> Rules:
+        return resolve_rules(self.rules, **self.rule_fields)

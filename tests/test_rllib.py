@@ -1,0 +1,250 @@
+"""The RLlib integration: env keys, masked module, league mapping, one tiny training run.
+
+Ray starts once for the module (a few seconds); the training run samples in the driver
+(``env_runners=0``) so the instrumented env below sees every action RLlib sends.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import ray
+import torch
+from ray.rllib.core.columns import Columns
+
+import agents
+import mendikot_env
+from mendikot_env.arena import duplicate_arena
+from mendikot_env.cli import build_parser
+from mendikot_env.integrations.policy_file import MLPPolicyAgent, PolicyFileError, load_policy_file
+from mendikot_env.integrations.rllib import (
+    LEARNER,
+    MendikotRLlibEnv,
+    module_spec,
+    ppo_config,
+    register,
+    seat_to_module,
+    train,
+)
+from mendikot_env.integrations.rllib_args import Args
+from mendikot_env.observation import ObservationEncoder
+from mendikot_env.rules import PRESETS, Rules
+
+RULES = "band"
+
+
+@pytest.fixture(scope="module")
+def ray_session() -> Iterator[None]:
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    yield
+    ray.shutdown()
+
+
+def play_hand(env: MendikotRLlibEnv, seed: int, choose: Any) -> tuple[int, dict[str, float], dict]:
+    """One hand through RLlib's env API; returns steps, final rewards and final observations."""
+    obs, _ = env.reset(seed=seed)
+    for step in range(1, 500):
+        ((agent, agent_obs),) = obs.items()
+        obs, rewards, terminateds, _, _ = env.step({agent: choose(agent_obs)})
+        if terminateds["__all__"]:
+            return step, rewards, obs
+    raise AssertionError("the hand did not end")
+
+
+# ------------------------------------------------------------------------------ the env
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_env_keys_observations_for_the_action_masking_module(preset: str) -> None:
+    env = MendikotRLlibEnv({"rules": preset})
+    rules = Rules.preset(preset)
+    space = env.observation_spaces["player_0"]
+    assert set(space.spaces) == {"observations", "action_mask"}
+    assert space["observations"].shape == (ObservationEncoder(rules).size,)
+    assert space["action_mask"].dtype == np.float32
+    rng = np.random.default_rng(0)
+
+    def choose(agent_obs: dict) -> int:
+        assert space.contains(agent_obs)
+        return int(rng.choice(np.flatnonzero(agent_obs["action_mask"])))
+
+    _, rewards, final = play_hand(env, seed=1, choose=choose)
+    assert set(rewards) == set(final) == {f"player_{i}" for i in range(4)}
+    assert {rewards["player_0"], rewards["player_1"]} == {1.0, -1.0}
+    assert all(o["action_mask"].sum() == 0 for o in final.values())  # nothing to do at the end
+
+
+def test_env_options_and_registration() -> None:
+    env = MendikotRLlibEnv({"rules": {"trump": "open", "n_players": 6}, "reward": "points", "render_mode": "ansi"})
+    assert len(env.possible_agents) == 6
+    env.reset(seed=0)
+    assert isinstance(env.render(), str)
+    assert register() == "mendikot"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [({"activation": "gelu"}, "activation"), ({"iterations": 0}, "iterations"), ({"rules": "nope"}, "preset")],
+)
+def test_args_are_checked_before_ray_starts(change: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Args(**change)
+
+
+# --------------------------------------------------------------------------- the module
+
+
+def test_masked_module_samples_only_legal_actions() -> None:
+    rules = Rules.preset(RULES)
+    env = MendikotRLlibEnv({"rules": RULES})
+    spec = module_spec((32,))
+    spec.observation_space = env.observation_spaces["player_0"]
+    spec.action_space = env.action_spaces["player_0"]
+    module = spec.build()
+    rng = np.random.default_rng(0)
+    masks = (rng.random((256, 53)) < 0.1).astype(np.float32)
+    masks[np.arange(256), rng.integers(0, 53, 256)] = 1.0
+    masks[0] = 0.0  # a terminal observation: no legal action, logits must stay finite
+    obs = rng.random((256, ObservationEncoder(rules).size)).astype(np.float32)
+    batch = {Columns.OBS: {"observations": torch.from_numpy(obs), "action_mask": torch.from_numpy(masks)}}
+    logits = module.forward_exploration(batch)[Columns.ACTION_DIST_INPUTS]
+    assert torch.isfinite(logits).all()
+    actions = torch.distributions.Categorical(logits=logits[1:]).sample((20,))
+    assert (torch.from_numpy(masks[1:]).gather(1, actions.T) == 1).all()
+    assert module.compute_values(batch).shape == (256,)
+
+
+def test_seats_map_to_one_learner_team_and_one_snapshot() -> None:
+    teams, slots = set(), set()
+    for k in range(64):
+        episode = type("Episode", (), {"id_": f"episode-{k}"})()
+        modules = [seat_to_module(f"player_{s}", episode, league_size=3) for s in range(4)]
+        learner_seats = [s for s, m in enumerate(modules) if m == LEARNER]
+        assert len(learner_seats) == 2 and learner_seats[0] % 2 == learner_seats[1] % 2
+        opponents = {m for m in modules if m != LEARNER}
+        assert len(opponents) == 1
+        teams.add(learner_seats[0] % 2)
+        slots |= opponents
+    assert teams == {0, 1} and slots == {"snapshot_0", "snapshot_1", "snapshot_2"}
+
+
+# ----------------------------------------------------------------------- policy files
+
+
+def test_policy_file_round_trip_and_errors(tmp_path: Path) -> None:
+    from mendikot_env.integrations.policy_file import save_policy_file
+
+    rules = Rules.preset(RULES)
+    rng = np.random.default_rng(0)
+    size = ObservationEncoder(rules).size
+    layers = [(rng.normal(size=(size, 8)), np.zeros(8)), (rng.normal(size=(8, 53)), np.zeros(53))]
+    path = save_policy_file(tmp_path / "run" / "agent.rllib", layers, rules)
+    agent = agents.load(str(path), rules, seed=0)
+    assert isinstance(agent, MLPPolicyAgent) and agent.name == "run"
+    with pytest.raises(PolicyFileError, match="trained for rules"):
+        load_policy_file(path, Rules.preset("standard"))
+    (tmp_path / "bad.rllib").write_bytes(b"not a policy")
+    with pytest.raises(PolicyFileError, match="not a readable policy file"):
+        load_policy_file(tmp_path / "bad.rllib")
+    with pytest.raises(ValueError, match="must end in"):
+        save_policy_file(tmp_path / "agent.npz", layers, rules)
+
+
+# ------------------------------------------------------------------------ training run
+
+
+class RefereedEnv(MendikotRLlibEnv):
+    """Records every action RLlib sends that the acting agent's mask does not allow."""
+
+    illegal: list[tuple[str, int]] = []
+    actions = 0
+    final_rewards: list[dict[str, float]] = []
+
+    def step(self, action: dict[str, int]) -> Any:
+        agent = self.env.agent_selection
+        chosen = int(action[agent])
+        if not self.env.observe(agent)["action_mask"][chosen]:
+            RefereedEnv.illegal.append((agent, chosen))
+        RefereedEnv.actions += 1
+        result = super().step(action)
+        if result[2]["__all__"]:
+            RefereedEnv.final_rewards.append(result[1])
+        return result
+
+    @classmethod
+    def clear(cls) -> None:
+        cls.illegal, cls.actions, cls.final_rewards = [], 0, []
+
+
+def test_one_training_iteration_exports_an_agent_that_plays(ray_session: None, tmp_path: Path) -> None:
+    args = Args(
+        rules=RULES,
+        out=str(tmp_path / "run"),
+        iterations=1,
+        env_runners=0,
+        envs_per_runner=1,  # 256 steps in one env: four full hands
+        train_batch_size=256,
+        minibatch_size=128,
+        epochs=1,
+        hidden=(32,),
+        league_size=2,
+        win_rate_threshold=-1.0,  # any result beats the league: a snapshot is added
+        min_episodes=1,
+        eval_deals=4,
+    )
+    config = ppo_config(args).environment(
+        RefereedEnv, env_config={"rules": RULES}, disable_env_checking=True
+    )  # RLlib's pre-flight check would step one unmasked random action on purpose
+    RefereedEnv.clear()
+    out = train(args, log=lambda line: None, config=config)
+
+    assert not RefereedEnv.illegal
+    assert RefereedEnv.actions >= args.train_batch_size
+    assert RefereedEnv.final_rewards
+    for rewards in RefereedEnv.final_rewards:
+        assert sorted(rewards.values()) == [-1.0, -1.0, 1.0, 1.0]
+
+    row = json.loads((out / "metrics.jsonl").read_text().splitlines()[-1])
+    assert row["iteration"] == 1 and row["charts/env_steps"] >= args.train_batch_size
+    assert row["charts/env_steps_per_s"] > 0 and row["charts/snapshots_added"] == 1
+    assert 0.0 <= row["eval/win_rate_vs_medium"] <= 1.0
+
+    # The export loads as an agent and finishes hands in the arena and in the AEC env.
+    rules = Rules.preset(RULES)
+    agent = agents.load(str(out / "agent.rllib"), rules, seed=0)
+    result = duplicate_arena(rules, agent, agents.make("random", rules, seed=1), deals=4, seed=0)
+    assert result.hands == 8
+    env = mendikot_env.env(RULES)
+    env.reset(seed=0)
+    for _agent in env.agent_iter():
+        obs, _, termination, truncation, _ = env.last()
+        done = termination or truncation
+        env.step(None if done else int(agent.act(obs["observation"][None], obs["action_mask"][None])[0]))
+    assert env.unwrapped.result["winner"] in (0, 1)
+
+    # The RLlib checkpoint restores, with the snapshot holding the learner's weights.
+    from ray.rllib.algorithms.algorithm import Algorithm
+
+    restored = Algorithm.from_checkpoint(str((out / "checkpoint").resolve()))
+    try:
+        modules = (LEARNER, "snapshot_0", "snapshot_1")
+        weights = restored.learner_group.get_weights(modules)
+        assert restored.iteration == 1
+        learner, snapshot, initial = ({k: np.asarray(v) for k, v in weights[m].items()} for m in modules)
+        assert all(np.array_equal(snapshot[k], learner[k]) for k in learner)  # slot 0: the trained learner
+        assert any(not np.array_equal(initial[k], learner[k]) for k in learner)  # slot 1: still the initial one
+    finally:
+        restored.stop()
+
+
+def test_train_rllib_command_line() -> None:
+    args = build_parser().parse_args(
+        ["train-rllib", "--rules", "band", "--n-players", "6", "--env-runners", "2", "--iterations", "3"]
+    )
+    assert args.command == "train-rllib" and args.env_runners == 2 and args.iterations == 3
+    assert args.rules == "band" and args.n_players == 6 and args.hidden is None
