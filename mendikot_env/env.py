@@ -9,7 +9,7 @@
 | Agents               | 4, 6 or 8                                                            |
 | Action Shape         | Discrete(53)                                                         |
 | Action Values        | 0..51 play a card, 52 ask for the hidden trump                       |
-| Observation Shape    | Dict(observation: (859,) float32 for four players, action_mask: (53,) int8) |
+| Observation Shape    | Dict(observation: (864,) float32 for four players, action_mask: (53,) int8) |
 | Observation Values   | [0, 1]                                                               |
 
 Mendikot is the Indian partnership trick-taking game of tens: two teams (seats 0, 2, ...
@@ -58,10 +58,15 @@ float32 vector relative to the observing seat (relative seat 0 = me, 1 = next to
 | `hand`         | (52,)    | cards in my hand (card id = 13 * suit + rank, suits C D H S)       |
 | `face_down`    | (52,)    | my face-down band card (the hider only, while it is face down)    |
 | `open_card`    | (52,)    | the card shown by the open draw                                   |
+| `known`        | (52,)    | the revealed band card while it is back in the hider's hand       |
+| `take_lead`    | (52,)    | my legal cards that would win the trick so far (when I act)       |
+| `unseen`       | (52,)    | cards whose place I do not know (not mine, not played, not known) |
+| `masters`      | (52,)    | my cards that no unseen card outranks in their suit               |
 | `trick`        | (n, 52)  | card each relative seat played to the current trick               |
 | `played`       | (n, 52)  | cards each relative seat has played this hand                     |
-| `known`        | (n, 52)  | cards known to be in a seat's hand (the revealed band card)       |
 | `voids`        | (n, 4)   | suits each relative seat has failed to follow this hand           |
+| `winning`      | (n,)     | relative seat winning the current trick so far                    |
+| `trick_tens`   | (1,)     | tens in the current trick / 4                                     |
 | `led_suit`     | (4,)     | suit led to the current trick                                     |
 | `trump_state`  | (3,)     | none yet / face down (band) / known                               |
 | `trump_suit`   | (4,)     | the public trump suit                                             |
@@ -76,9 +81,9 @@ float32 vector relative to the observing seat (relative seat 0 = me, 1 = next to
 | `run_holder`   | (n,)     | relative seat that won the previous trick                         |
 | `trick_number` | (T,)     | one-hot index of the current trick                                |
 | `phase`        | (2,)     | choosing the band card / playing                                  |
-| `match_score`  | (2,)     | match points / target: my team, their team (match episodes)       |
+| `match_score`  | (2,)     | match points / target (capped at 1): my team, their team          |
 
-Size = 52 (3 + 3n) + 9n + T + 30: 859 for four players. Named views:
+Size = 52 (7 + 2n) + 10n + T + 31: 864 for four players, 1087 for six, 1313 for eight. Named views:
 `env.unwrapped.observation_layout.view(obs["observation"], "hand")` or `.split(obs)`.
 Nothing a seat may not know is in its observation: other hands and another seat's
 face-down card never appear (tested by changing hidden cards).

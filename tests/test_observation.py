@@ -1,0 +1,561 @@
+"""Observations: the layout against its documentation, named views that read back the
+state, and no leaks.
+
+The named-view test plays random games in the core and, in step, in the scalar reference
+(tests/reference.py), and rebuilds every piece of the observation from them in the plainest
+way: the public facts from the state, the "what would win" pieces from the reference's own
+trick rule. The no-leak tests build pairs of games that differ only in cards a seat cannot
+see (cards swapped between two other seats' hands, or a different face-down card) and replay
+the same action history in both: as long as that history stays legal in both games, every
+seat that cannot see the difference must get bit-identical observations.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+
+import numpy as np
+import pytest
+from reference import ASK, Play, ReferenceGame
+from support import VARIANTS, reference_games
+
+import mendikot_env
+from mendikot_env import core
+from mendikot_env.observation import ObservationEncoder, encode_state, observation_layout, state_layout
+from mendikot_env.rules import Rules
+
+VARIANT_NAMES = sorted(VARIANTS)
+# The module, not the env() function that the package exports under the same name.
+env_module = importlib.import_module("mendikot_env.env")
+TENS = (8, 21, 34, 47)
+
+
+def unpack(bits: np.ndarray, width: int = 52) -> np.ndarray:
+    """(..., width) 0/1 float32 flags of uint64 card sets, by plain shifting."""
+    bits = np.asarray(bits, dtype=np.uint64)
+    return ((bits[..., None] >> np.arange(width, dtype=np.uint64)) & np.uint64(1)).astype(np.float32)
+
+
+def onehot(index: np.ndarray, width: int) -> np.ndarray:
+    """(B, width) one-hot rows; all zero where index is negative or >= width."""
+    index = np.asarray(index)
+    out = np.zeros((index.size, width), dtype=np.float32)
+    ok = (index >= 0) & (index < width)
+    out[np.flatnonzero(ok), index[ok]] = 1
+    return out
+
+
+def random_states(rules: Rules, seed: int, batch: int, with_reference: bool = False):
+    """Yield a batch of games (and their reference twins) at every step of random play."""
+    rng = np.random.default_rng(seed)
+    state = core.new_hands(rules, batch, rng)
+    refs = reference_games(state) if with_reference else None
+    while True:
+        yield (state, refs) if with_reference else state
+        bits = core.legal_bits(state)
+        if not bits.any():
+            return
+        actions = np.maximum(core.random_legal_actions(bits, rng), 0)
+        if refs is not None:
+            for g, ref in enumerate(refs):
+                if ref.phase != "over":
+                    ref.step(int(actions[g]))
+        core.step(state, actions)
+
+
+# =========================================================================== layout and its documentation
+
+
+def documented_table() -> list[tuple[str, str]]:
+    """(piece, shape text) rows of the "Observation Space" table of the env's docstring."""
+    doc = env_module.__doc__
+    section = doc[doc.index("## Observation Space") : doc.index("## Legal Actions Mask")]
+    return re.findall(r"^\|\s*`(\w+)`\s*\|\s*(\([^)]*\))\s*\|", section, flags=re.MULTILINE)
+
+
+def documented_formulas() -> list[str]:
+    """Every "Size = <formula> ... for four players" in the env and observation docstrings."""
+    texts = [env_module.__doc__, observation_layout.__doc__]
+    found = [re.search(r"Size = (.*?)\s*[:(]\s*\d+ for four players", t, flags=re.DOTALL) for t in texts]
+    assert all(found), "the size formula is documented in the env and in observation_layout"
+    return [m.group(1) for m in found]
+
+
+def evaluate(formula: str, n: int, t: int) -> int:
+    """Evaluate a documented size formula such as ``52 (3 + 3n) + 9n + T + 30``."""
+    expr = re.sub(r"(\d)\s*\(", r"\1*(", formula)
+    expr = re.sub(r"(\d)\s*([nT])", r"\1*\2", expr)
+    assert re.fullmatch(r"[\d\s+*()nT]+", expr), formula
+    return eval(expr, {"n": n, "T": t})  # noqa: S307 (digits, n, T and + * only)
+
+
+@pytest.mark.parametrize("n", [4, 6, 8])
+def test_layout_is_contiguous_and_named(n: int) -> None:
+    rules = Rules(n_players=n)
+    layout = observation_layout(rules)
+    assert ObservationEncoder(rules).size == layout.size
+    start = 0
+    for piece in layout.pieces.values():
+        assert piece.start == start and piece.size == int(np.prod(piece.shape)) and piece.doc
+        start = piece.stop
+    assert start == layout.size
+    shapes = {name: p.shape for name, p in layout.pieces.items()}
+    assert shapes["hand"] == (52,) and shapes["trick"] == shapes["played"] == (n, 52)
+    assert shapes["voids"] == (n, 4) and shapes["tens"] == (2, 5) and shapes["trick_number"] == (rules.n_tricks,)
+    assert "total" in layout.describe() and str(layout.size) in layout.describe()
+
+
+@pytest.mark.parametrize("n", [4, 6, 8])
+def test_layout_matches_its_documentation(n: int) -> None:
+    # The env docstring is the env's documentation page: its table and size formula must
+    # be the layout the encoder builds (piece names, order and shapes), for every n.
+    rules = Rules(n_players=n)
+    layout = observation_layout(rules)
+    t = rules.n_tricks
+    table = documented_table()
+    assert [name for name, _ in table] == list(layout.pieces), "env docstring table vs observation_layout"
+    for name, shape_text in table:
+        shape = eval(shape_text.replace("n", str(n)).replace("T", str(t)))  # noqa: S307 (a tuple literal)
+        assert layout.pieces[name].shape == tuple(shape), name
+
+
+@pytest.mark.parametrize("n", [4, 6, 8])
+def test_documented_size_formulas(n: int) -> None:
+    rules = Rules(n_players=n)
+    size = observation_layout(rules).size
+    formulas = documented_formulas()
+    assert evaluate("52 (3 + 3n) + 9n + T + 30", 4, 13) == 859  # the evaluator itself
+    for formula in formulas:
+        assert evaluate(formula, n, rules.n_tricks) == size, f"documented size {formula!r} for n={n}"
+
+
+@pytest.mark.parametrize("name", ["cut-mendikot-4p", "band_ask-dehla-6p", "open-mendikot-8p"])
+def test_shapes_dtypes_and_range(name: str) -> None:
+    rules = VARIANTS[name]
+    encoder = ObservationEncoder(rules)
+    state = core.new_hands(rules, 5, 0)
+    obs = encoder.encode(state, state.current)
+    assert obs.shape == (5, encoder.size) and obs.dtype == np.float32
+    assert ((obs >= 0) & (obs <= 1)).all()
+    out = np.full((5, encoder.size), 7.0, dtype=np.float32)
+    assert encoder.encode(state, state.current, out=out) is out and np.array_equal(out, obs)
+    assert encoder.layout.view(obs, "trick").shape == (5, rules.n_players, 52)
+    assert encoder.layout.view(obs[0], "hand").shape == (52,)
+    split = encoder.layout.split(obs)
+    assert list(split) == list(encoder.layout.pieces) and sum(v[0].size for v in split.values()) == encoder.size
+    full = encode_state(state, encoder)
+    assert full.shape == (5, state_layout(rules).size) and full.dtype == np.float32
+
+
+# =========================================================================== named views
+
+
+def trick_winner_with(ref: ReferenceGame, plays: list[Play], trump: int | None) -> int:
+    """The reference's trick rule applied to a (partial) trick."""
+    saved = ref.trick, ref.trump
+    ref.trick, ref.trump = plays, trump
+    try:
+        return ref._trick_winner()
+    finally:
+        ref.trick, ref.trump = saved
+
+
+def reference_outlook(ref: ReferenceGame, seat: int) -> tuple[int, int]:
+    """(seat winning the trick so far or -1, the legal cards of ``seat`` that would win it if
+    played now) from the reference; the second is 0 unless ``seat`` is to play a card."""
+    winning = trick_winner_with(ref, ref.trick, ref.trump) if ref.trick else -1
+    if ref.phase != "play" or ref.current_player != seat:
+        return winning, 0
+    legal = [a for a in ref.legal_actions() if a != ASK]
+    if not ref.trick:
+        return winning, sum(1 << c for c in legal)
+    takers = 0
+    led = ref.led_suit
+    for c in legal:
+        trump = ref.trump
+        if ref.rules.trump == "cut" and trump is None and c // 13 != led:
+            trump = c // 13  # the first card off the led suit sets the cut trump
+        counts = trump is not None and c // 13 == trump
+        if trick_winner_with(ref, [*ref.trick, Play(seat, c, counts)], trump) == seat:
+            takers |= 1 << c
+    return winning, takers
+
+
+def expected_pieces(
+    state: core.State, refs: list[ReferenceGame], seats: np.ndarray, match_score: np.ndarray | None
+) -> dict[str, np.ndarray]:
+    """Every piece of the observation of ``seats``, rebuilt from the state and the reference."""
+    rules = state.rules
+    n, T, B = rules.n_players, rules.n_tricks, state.batch_size
+    games = np.arange(B)
+    rel = (seats[:, None] + np.arange(n)) % n  # absolute seat of each relative seat
+
+    def relative(absolute: np.ndarray) -> np.ndarray:
+        return onehot(np.where(np.asarray(absolute) < 0, -1, (np.asarray(absolute) - seats) % n), n)
+
+    results = core.hand_results(state)
+    tens, tricks = results.tens, results.tricks
+    mine = np.stack([seats % 2, 1 - seats % 2], axis=1)
+    pack = sum(1 << c for c in range(52) if n == 4 or c % 13 != 0)
+
+    known = np.full(B, -1)
+    unseen = np.zeros(B, dtype=np.uint64)
+    masters = np.zeros(B, dtype=np.uint64)
+    takers = np.zeros(B, dtype=np.uint64)
+    winning = np.full(B, -1)
+    for g, ref in enumerate(refs):
+        seat = int(seats[g])
+        # The revealed band card, while it is back in the hider's hand.
+        if rules.trump == "band" and ref.hidden_card is None and ref.history:
+            band = ref.history[0][1]
+            if band in ref.hands[ref.hider]:
+                known[g] = band
+        hand = set(ref.hands[seat])
+        own = hand | {ref.hidden_card} if ref.hidden_card is not None and ref.hider == seat else hand
+        played = {a for _, a in ref.history[1 if rules.trump == "band" else 0 :] if a != ASK}
+        outside = [c for c in range(52) if pack >> c & 1 and c not in own and c not in played]
+        unseen[g] = sum(1 << c for c in outside if c != known[g])
+        masters[g] = sum(1 << c for c in hand if not any(o // 13 == c // 13 and o > c for o in outside))
+        w, t = reference_outlook(ref, seat)
+        winning[g], takers[g] = w, t
+
+    trump_state = np.where(state.trump >= 0, 2, np.where(state.face_down >= 0, 1, 0))
+    previous = np.where(state.trick_no > 0, state.trick_winners[games, np.maximum(state.trick_no - 1, 0)], -1)
+    tens_mask = np.uint64(sum(1 << t for t in TENS))
+    trick_set = np.zeros(B, dtype=np.uint64)
+    for s in range(n):
+        on = state.trick_cards[:, s] >= 0
+        trick_set[on] |= np.uint64(1) << state.trick_cards[on, s].astype(np.uint64)
+    phase = np.zeros((B, 2), dtype=np.float32)
+    phase[state.phase == core.HIDE, 0] = 1
+    phase[state.phase == core.PLAY, 1] = 1
+    return {
+        "hand": unpack(state.hands[games, seats]),
+        "face_down": np.where((state.hider == seats)[:, None], onehot(state.face_down, 52), 0),
+        "open_card": onehot(state.open_card, 52),
+        "known": onehot(known, 52),
+        "take_lead": unpack(takers),
+        "unseen": unpack(unseen),
+        "masters": unpack(masters),
+        "trick": np.stack([onehot(state.trick_cards[games, rel[:, k]], 52) for k in range(n)], axis=1),
+        "played": unpack(state.played[games[:, None], rel]),
+        "voids": unpack(state.voids[games[:, None], rel].astype(np.uint64), 4),
+        "winning": relative(winning),
+        "trick_tens": (np.bitwise_count(trick_set & tens_mask) / 4).astype(np.float32)[:, None],
+        "led_suit": onehot(state.led_suit, 4),
+        "trump_state": onehot(trump_state, 3),
+        "trump_suit": onehot(state.trump, 4),
+        "asked": state.asked.astype(np.float32)[:, None],
+        "hider": relative(state.hider),
+        "revealed_by": relative(state.revealed_by),
+        "leader": relative(np.where(state.phase == core.OVER, -1, state.leader)),
+        "dealer": relative(state.dealer),
+        "tens": np.stack([onehot(tens[games, mine[:, t]], 5) for t in (0, 1)], axis=1),
+        "tricks": (tricks[games[:, None], mine] / T).astype(np.float32),
+        "middle": np.stack(
+            [np.bitwise_count(state.middle & tens_mask) / 4, np.bitwise_count(state.middle) / (n * T)], axis=1
+        ).astype(np.float32),
+        "run_holder": relative(previous),
+        "trick_number": onehot(np.where(state.phase == core.OVER, -1, state.trick_no), T),
+        "phase": phase,
+        "match_score": np.zeros((B, 2), np.float32)
+        if match_score is None
+        else (match_score[games[:, None], mine] / rules.target).astype(np.float32),
+    }
+
+
+@pytest.mark.parametrize("name", VARIANT_NAMES)
+def test_named_views_read_back_the_state(name: str) -> None:
+    rules = VARIANTS[name]
+    encoder = ObservationEncoder(rules)
+    n, B = rules.n_players, 48
+    score_rng = np.random.default_rng(1)
+    steps = 0
+    for state, refs in random_states(rules, sorted(VARIANTS).index(name), B, with_reference=True):
+        score = score_rng.integers(0, rules.target + 1, size=(B, 2)) if steps % 2 else None
+        # Every game is seen by a different seat; the acting seat half of the time (so that
+        # the pieces only the player to act gets are checked too).
+        seats = np.where(np.arange(B) % 2 == 0, np.maximum(state.current, 0), (np.arange(B) + steps) % n)
+        obs = encoder.encode(state, seats, score)
+        want = expected_pieces(state, refs, seats, score)
+        unknown = set(encoder.layout.pieces) - set(want)
+        assert not unknown, f"pieces {sorted(unknown)} have no expectation in this test: add them"
+        expected = np.concatenate([want[p].reshape(B, -1) for p in encoder.layout.pieces], axis=1)
+        if not np.allclose(obs, expected, atol=1e-6):
+            for piece in encoder.layout.pieces:
+                got = encoder.layout.view(obs, piece)
+                bad = np.flatnonzero(~np.isclose(got, want[piece], atol=1e-6).reshape(B, -1).all(axis=1))
+                assert bad.size == 0, (
+                    f"{piece} at step {steps}, game {bad[0]} seen by seat {seats[bad[0]]} after "
+                    f"{refs[bad[0]].history}: got {np.flatnonzero(got[bad[0]])}, "
+                    f"expected {np.flatnonzero(want[piece][bad[0]])}"
+                )
+        steps += 1
+    assert steps > rules.n_tricks * n
+
+
+def test_views_on_a_scripted_band_state() -> None:
+    # Seat 0 hides 2H; seat 1 (void in spades) asks; hearts are trump and 2H is back in hand.
+    hands = [
+        [39 + 12, 26] + list(range(0, 11)),  # AS 2H + clubs 2..Q
+        [38, 11, 12] + list(range(13, 23)),  # AH KC AC + diamonds 2..J
+        list(range(39, 51)) + [23],  # spades 2..K + QD
+        list(range(27, 38)) + [24, 25],  # hearts 3..K + KD AD
+    ]
+    rules = Rules(trump="band")
+    state = core.new_hands(rules, 1, 0, deals=[hands], dealers=3)
+    encoder = ObservationEncoder(rules)
+    layout = encoder.layout
+
+    def views() -> list[dict[str, np.ndarray]]:
+        return [layout.split(encoder.encode(state, np.array([s]))[0]) for s in range(4)]
+
+    core.step(state, np.array([26]))  # hide 2H
+    v = views()
+    assert v[0]["face_down"][26] == 1 and v[0]["face_down"].sum() == 1
+    assert all(x["face_down"].sum() == 0 for x in v[1:])
+    assert all(list(x["trump_state"]) == [0, 1, 0] for x in v)
+    assert [list(x["hider"]).index(1) for x in v] == [0, 3, 2, 1]
+    assert list(v[0]["phase"]) == [0, 1]
+    assert v[1]["unseen"][26] == 1 and v[0]["unseen"][26] == 0  # where 2H is: unknown to seat 1
+    assert v[0]["take_lead"].sum() == 12 and v[1]["take_lead"].sum() == 0  # seat 0 leads: any card
+    core.step(state, np.array([51]))  # seat 0 leads AS
+    core.step(state, np.array([52]))  # seat 1 asks
+    v = views()
+    for s, x in enumerate(v):
+        assert list(x["trump_state"]) == [0, 0, 1] and list(x["trump_suit"]) == [0, 0, 1, 0]
+        assert x["asked"][0] == 1
+        assert x["revealed_by"][(1 - s) % 4] == 1  # seat 1 asked
+        assert x["known"][26] == 1 and x["known"].sum() == 1  # 2H is known, with the hider
+        assert x["unseen"][26] == 0
+        assert x["trick"][(0 - s) % 4, 51] == 1 and x["trick"].sum() == 1
+        assert x["winning"][(0 - s) % 4] == 1  # AS so far
+        assert x["led_suit"][3] == 1 and x["leader"][(0 - s) % 4] == 1
+        assert x["dealer"][(3 - s) % 4] == 1
+        assert x["face_down"].sum() == 0  # no longer face down
+    assert v[0]["hand"][26] == 1  # back in the hider's hand
+    assert np.flatnonzero(v[1]["take_lead"]).tolist() == [38]  # seat 1 must trump: the AH wins
+    core.step(state, np.array([38]))  # seat 1: AH
+    core.step(state, np.array([39]))  # seat 2 follows 2S
+    assert layout.split(encoder.encode(state, np.array([3]))[0])["take_lead"].sum() == 0  # no heart beats AH
+    core.step(state, np.array([27]))  # seat 3: 3H
+    v1 = layout.split(encoder.encode(state, np.array([1]))[0])
+    assert list(v1["tens"][0]) == [1, 0, 0, 0, 0] and list(v1["tricks"]) == [1 / 13, 0]
+    assert v1["run_holder"][0] == 1 and v1["leader"][0] == 1  # seat 1 won and leads
+    assert v1["voids"][0].tolist() == [0, 0, 0, 1] and v1["voids"][2].tolist() == [0, 0, 0, 1]
+    assert v1["trick_number"][1] == 1 and v1["trick"].sum() == 0 and v1["winning"].sum() == 0
+    assert v1["played"][0, 38] == 1 and v1["played"][3, 51] == 1  # relative 3 = seat 0
+    # Seat 1's masters: AC and KC (no club outside its hand outranks them), but not the JD
+    # (QD, KD and AD are still out).
+    assert np.flatnonzero(v1["masters"]).tolist() == [11, 12]
+
+
+# =========================================================================== state tensor
+
+
+@pytest.mark.parametrize("name", ["band_ask-mendikot-4p", "open-dehla-6p", "cut-mendikot-8p"])
+def test_state_tensor_holds_every_hand(name: str) -> None:
+    rules = VARIANTS[name]
+    encoder = ObservationEncoder(rules)
+    layout = state_layout(rules)
+    for i, state in enumerate(random_states(rules, 4, 16)):
+        if i % 7:
+            continue
+        full = encode_state(state, encoder)
+        assert full.shape == (16, layout.size) and full.dtype == np.float32
+        assert np.array_equal(layout.view(full, "hands"), unpack(state.hands))
+        assert np.array_equal(layout.view(full, "face_down"), onehot(state.face_down, 52))
+        assert np.array_equal(layout.view(full, "current"), onehot(state.current, rules.n_players))
+        public = encoder.encode(state, np.zeros(16, dtype=np.int64))
+        assert np.array_equal(layout.view(full, "public"), public)
+
+
+def test_env_state_is_the_state_tensor() -> None:
+    env = mendikot_env.env("band")
+    env.reset(seed=0)
+    raw = env.unwrapped
+    full = raw.state()
+    assert full.dtype == np.float32 and full.shape == (raw.state_layout.size,)
+    assert np.array_equal(raw.state_layout.view(full, "hands"), unpack(raw.game.hands[0]))
+
+
+# =========================================================================== no leaks
+
+
+def play_and_record(rules: Rules, seed: int, batch: int):
+    """Random play of a batch to the end: the initial state, the actions, and the last card
+    each seat played in each game."""
+    rng = np.random.default_rng(seed)
+    state = core.new_hands(rules, batch, rng)
+    start = state.copy()
+    history = []
+    last_played = np.full((batch, rules.n_players), -1)
+    games = np.arange(batch)
+    while True:
+        bits = core.legal_bits(state)
+        if not bits.any():
+            break
+        actions = np.maximum(core.random_legal_actions(bits, rng), 0)
+        playing = (state.phase == core.PLAY) & (actions != 52)
+        last_played[games[playing], state.current[playing]] = actions[playing]
+        history.append(actions)
+        core.step(state, actions)
+    return start, history, last_played
+
+
+def swap_in_deal(state: core.State, a: np.ndarray, x: np.ndarray, b: np.ndarray, y: np.ndarray) -> core.State:
+    """The same games with card x (seat a) and card y (seat b) exchanged in the deal."""
+    rules = state.rules
+    deal = state.deal.copy()
+    games = np.arange(state.batch_size)
+    bx, by = np.uint64(1) << x.astype(np.uint64), np.uint64(1) << y.astype(np.uint64)
+    deal[games, a] ^= bx | by
+    deal[games, b] ^= bx | by
+    deals = [[[c for c in range(52) if int(bits) >> c & 1] for bits in game] for game in deal]
+    open_cards = state.open_card if rules.trump == "open" else None
+    return core.new_hands(rules, state.batch_size, 0, deals=deals, dealers=state.dealer, open_cards=open_cards)
+
+
+def compare_replay(
+    first: core.State,
+    second: core.State,
+    history: list[np.ndarray],
+    blind: np.ndarray,
+    second_history: list[np.ndarray] | None = None,
+    while_face_down: bool = False,
+) -> tuple[int, np.ndarray]:
+    """Replay ``history`` in both games; while it stays legal in both, every seat with
+    ``blind[g, seat]`` must see identical observations. Returns the number of observation
+    pairs compared and, per game, whether some non-blind seat's observation ever differed."""
+    rules = first.rules
+    n, B = rules.n_players, first.batch_size
+    encoder = ObservationEncoder(rules)
+    valid = np.ones(B, dtype=bool)
+    noticed = np.zeros(B, dtype=bool)
+    compared = 0
+    score = np.random.default_rng(0).integers(0, 3, size=(B, 2))
+    second_history = history if second_history is None else second_history
+    for t, actions in enumerate(history):
+        # The pair is only meaningful while the public situation is the same in both games
+        # (with auto reveal, a different hand can turn the band card up in one game only).
+        valid &= (first.phase == second.phase) & (first.current == second.current) & (first.trump == second.trump)
+        valid &= (first.face_down >= 0) == (second.face_down >= 0)
+        if while_face_down:
+            valid &= (first.face_down >= 0) | (first.phase == core.HIDE)
+        live = valid & (first.phase != core.OVER)
+        if not live.any():
+            break
+        for seat in range(n):
+            seats = np.full(B, seat)
+            obs1 = encoder.encode(first, seats, score)
+            obs2 = encoder.encode(second, seats, score)
+            same = (obs1 == obs2).all(axis=1)
+            check = live & blind[:, seat]
+            bad = np.flatnonzero(check & ~same)
+            if bad.size:
+                g = int(bad[0])
+                diff = [
+                    name
+                    for name in encoder.layout.pieces
+                    if not np.array_equal(encoder.layout.view(obs1[g], name), encoder.layout.view(obs2[g], name))
+                ]
+                raise AssertionError(f"seat {seat} of game {g} at step {t} sees hidden cards through {diff}")
+            compared += int(check.sum())
+            noticed |= live & ~blind[:, seat] & ~same
+        other = second_history[t]
+        legal_second = core.legal_bits(second)
+        still = ((legal_second >> other.astype(np.uint64)) & np.uint64(1)) == 1
+        valid &= still | (first.phase == core.OVER)
+        fallback = core.random_legal_actions(legal_second, np.random.default_rng(t))
+        core.step(first, actions)
+        core.step(second, np.where(valid, other, np.maximum(fallback, 0)))
+    return compared, noticed
+
+
+@pytest.mark.parametrize("name", VARIANT_NAMES)
+def test_no_leak_of_other_hands(name: str) -> None:
+    rules = VARIANTS[name]
+    n, B = rules.n_players, 48
+    rng = np.random.default_rng(sorted(VARIANTS).index(name))
+    start, history, last_played = play_and_record(rules, 100 + sorted(VARIANTS).index(name), B)
+    games = np.arange(B)
+    a = rng.integers(0, n, size=B)
+    b = (a + rng.integers(1, n, size=B)) % n
+    # Swap the card each of the two seats plays last (keeps the history legal the longest);
+    # in half of the games, any two cards of theirs (the history may stop being legal early).
+    x, y = last_played[games, a], last_played[games, b]
+    band_card = np.full(B, -2) if rules.trump != "band" else history[0]
+    for g in range(B):
+        if g % 2 or x[g] == band_card[g] or y[g] == band_card[g]:
+            held_a = [c for c in range(52) if int(start.deal[g, a[g]]) >> c & 1 and c != band_card[g]]
+            held_b = [c for c in range(52) if int(start.deal[g, b[g]]) >> c & 1 and c != band_card[g]]
+            x[g], y[g] = rng.choice(held_a), rng.choice(held_b)
+    swapped = swap_in_deal(start, a, x, b, y)
+    assert (swapped.deal != start.deal).any(axis=1).all()
+    blind = np.ones((B, n), dtype=bool)
+    blind[games, a] = blind[games, b] = False
+    compared, noticed = compare_replay(start.copy(), swapped, history, blind)
+    assert compared > B * (n - 2) * 10  # many mid-game observations, not just the start
+    assert noticed.all()  # the two seats involved do see the difference (their hands)
+
+
+@pytest.mark.parametrize("name", [v for v in VARIANT_NAMES if v.startswith("band")])
+def test_no_leak_of_the_face_down_card(name: str) -> None:
+    rules = VARIANTS[name]
+    n, B = rules.n_players, 48
+    rng = np.random.default_rng(sorted(VARIANTS).index(name))
+    start, history, last_played = play_and_record(rules, 200 + sorted(VARIANTS).index(name), B)
+    games = np.arange(B)
+    hider = start.hider
+    x = history[0].copy()  # the card hidden in the first game
+    b = (hider + rng.integers(1, n, size=B)) % n
+    y = last_played[games, b]  # exchanged with the last card another seat plays
+    swapped = swap_in_deal(start, hider, x, b, y)
+    # The other game hides y (now in the hider's hand) instead of x, then plays the same cards.
+    second_history = [y.copy(), *history[1:]]
+    blind = np.ones((B, n), dtype=bool)
+    blind[games, hider] = blind[games, b] = False
+    compared, noticed = compare_replay(start.copy(), swapped, history, blind, second_history, while_face_down=True)
+    assert compared > B * (n - 2) * 3
+    assert noticed.all()
+
+
+@pytest.mark.parametrize("name", ["band_ask-mendikot-4p", "band_auto-dehla-6p", "band_ask-mendikot-8p"])
+def test_face_down_card_is_only_in_the_hiders_observation(name: str) -> None:
+    rules = VARIANTS[name]
+    encoder = ObservationEncoder(rules)
+    n, B = rules.n_players, 32
+    seen_face_down = 0
+    for state in random_states(rules, 5, B):
+        for seat in range(n):
+            obs = encoder.encode(state, np.full(B, seat))
+            view = encoder.layout.view(obs, "face_down")
+            down = (state.face_down >= 0) & (state.hider == seat)
+            assert (view[~down] == 0).all()
+            assert (view[down].sum(axis=1) == 1).all()
+            assert (view[np.flatnonzero(down), state.face_down[down]] == 1).all()
+            # The face-down card appears nowhere else in the vector of any seat.
+            for piece in ("hand", "trick", "played", "known"):
+                flags = encoder.layout.view(obs, piece).reshape(B, -1, 52)
+                g = np.flatnonzero(state.face_down >= 0)
+                assert (flags[g, :, state.face_down[g]] == 0).all(), piece
+            seen_face_down += int(down.sum())
+    assert seen_face_down > 0
+
+
+def test_env_observations_do_not_depend_on_hidden_cards() -> None:
+    # Through the env: two deals that differ only between seats 2 and 3; seats 0 and 1 see
+    # the same first observation, seats 2 and 3 do not.
+    env = mendikot_env.env()
+    env.reset(seed=0)
+    deal = [[c for c in range(52) if int(bits) >> c & 1] for bits in env.unwrapped.game.deal[0]]
+    other = [list(hand) for hand in deal]
+    other[2][0], other[3][0] = deal[3][0], deal[2][0]
+    seen = []
+    for d in (deal, other):
+        env.reset(options={"deal": d, "dealer": 3})
+        seen.append({agent: env.observe(agent)["observation"] for agent in env.agents})
+    one, two = seen
+    assert np.array_equal(one["player_0"], two["player_0"]) and np.array_equal(one["player_1"], two["player_1"])
+    assert not np.array_equal(one["player_2"], two["player_2"]) and not np.array_equal(one["player_3"], two["player_3"])
