@@ -42,7 +42,9 @@ def _add_unavailable(subparsers: argparse._SubParsersAction, name: str, error: I
     """A placeholder subcommand that explains which dependency is missing."""
 
     def explain(args: argparse.Namespace) -> int:
-        raise ValueError(f"'{name}' is unavailable: {error}. Install the matching extra, e.g. pip install -e '.[train]'")
+        raise ValueError(
+            f"'{name}' is unavailable: {error}. Install the matching extra, e.g. pip install -e '.[train]'"
+        )
 
     parser = subparsers.add_parser(name, help=f"(unavailable: {error.name or error})", add_help=False)
     parser.set_defaults(func=explain)

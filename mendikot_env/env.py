@@ -35,7 +35,9 @@ mendikot_env.env(rules=None, render_mode=None, reward="win", episode="hand",
 `"app"`, `"dehla_pakad"`) or None for the standard game; `**rule_fields` override fields,
 e.g. `env(trump="band", n_players=6)`.
 
-`render_mode`: `"ansi"` (returns the table as text) or `"human"` (prints it every step).
+`render_mode`: `"ansi"` (returns the table as text), `"human"` (prints it every step) or
+`"rgb_array"` (returns the table drawn as cards, an (H, W, 3) uint8 image for video
+recorders; `mendikot_env.picture` also draws it as SVG for notebooks).
 
 `reward`: `"win"` (+1 to each winner, -1 to each loser, 0 for a drawn hand) or
 `"points"` (the scoring tariff: 1, or 2 for a mendikot and 3 for a whitewash under
@@ -178,7 +180,12 @@ def env(rules: Rules | str | dict[str, Any] | None = None, **kwargs: Any) -> AEC
 class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
     """The unwrapped Mendikot env; see the module docstring for its documentation."""
 
-    metadata = {"name": "mendikot_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False, "render_fps": 1}
+    metadata = {
+        "name": "mendikot_v0",
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
 
     def __init__(
         self,
@@ -350,11 +357,17 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
 
     # -- render ------------------------------------------------------------------------
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
-            warnings.warn("render() called without a render_mode; use render_mode='ansi' or 'human'", stacklevel=2)
+            warnings.warn(
+                "render() called without a render_mode; use render_mode='ansi', 'human' or 'rgb_array'", stacklevel=2
+            )
             return None
         score = None if self.match is None else [int(x) for x in self.match.scores[0]]
+        if self.render_mode == "rgb_array":
+            from .picture import table_image  # numpy only; imported here to keep env import light
+
+            return table_image(self.game, 0, seat=self.render_seat, match_score=score)
         text = render_text(self.game, 0, seat=self.render_seat, match_score=score)
         if self.result is not None and self.game.phase[0] == core.OVER:
             r = self.result

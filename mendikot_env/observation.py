@@ -33,7 +33,6 @@ from .core import (
 )
 from .rules import Rules
 
-
 # (52,) uint64: for each card, the cards of its suit that outrank it.
 _HIGHER_IN_SUIT = np.array(
     [

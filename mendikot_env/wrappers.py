@@ -97,7 +97,7 @@ class MendikotGymEnv(gymnasium.Env):
         >>> env = MendikotGymEnv("band")
         >>> obs, info = env.reset(seed=0)
         >>> obs.shape, info["action_mask"].shape
-        ((859,), (53,))
+        ((864,), (53,))
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
@@ -194,7 +194,7 @@ class MendikotVectorEnv(gymnasium.vector.VectorEnv):
         >>> envs = MendikotVectorEnv(64, "standard")
         >>> obs, info = envs.reset(seed=0)
         >>> obs.shape
-        (64, 859)
+        (64, 864)
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}

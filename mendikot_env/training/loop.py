@@ -23,7 +23,6 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..cards import NUM_ACTIONS
 from ..observation import ObservationEncoder
 from ..rules import Rules, resolve_rules
 from .checkpoint import CheckpointError, load_checkpoint, save_atomic
@@ -52,9 +51,9 @@ class Args:
     """seeds the deals, the seat assignment, the network init and the sampling"""
     games: int = 1024
     """hands played at once per collection (the batch of the core)"""
-    hidden: tuple[int, ...] = (256, 256)
+    hidden: tuple[int, ...] = (256, 128)
     """sizes of the context torso's hidden layers"""
-    card_hidden: int = 64
+    card_hidden: int = 32
     """width of the per-card scoring network"""
     learning_rate: float = 3e-4
     """Adam step size"""
@@ -84,6 +83,8 @@ class Args:
     """share of the games in which one team is an opponent from the pool"""
     pool_bots: tuple[str, ...] = ("hard",)
     """rule-based agents always in the pool"""
+    pool_bot_share: float = 0.5
+    """share of the pool games played against the rule-based agents (the rest: snapshots)"""
     snapshot_every: int = 25
     """iterations between frozen snapshots of the learner added to the pool"""
     pool_snapshots: int = 4
@@ -110,8 +111,9 @@ class Args:
         for name in ("games", "epochs", "minibatch"):
             if getattr(self, name) < 1:
                 raise ValueError(f"Args.{name} must be at least 1, got {getattr(self, name)}")
-        if not 0.0 <= self.pool_share <= 1.0:
-            raise ValueError(f"Args.pool_share must be in [0, 1], got {self.pool_share}")
+        for name in ("pool_share", "pool_bot_share"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"Args.{name} must be in [0, 1], got {getattr(self, name)}")
         self.hidden = tuple(int(h) for h in self.hidden)
 
     @classmethod
@@ -131,7 +133,7 @@ class Network(nn.Module):
     plus the context. The ask action and the value come from the context.
     """
 
-    def __init__(self, rules: Rules, hidden: tuple[int, ...] = (256, 256), card_hidden: int = 64) -> None:
+    def __init__(self, rules: Rules, hidden: tuple[int, ...] = (256, 128), card_hidden: int = 32) -> None:
         super().__init__()
         layout = ObservationEncoder(rules).layout
         self.n = rules.n_players
@@ -155,10 +157,15 @@ class Network(nn.Module):
             dim=1,
         ).float()
         self.register_buffer("static", static)  # (52, 18): rank, suit, is a ten
-        card_features = self.n_planes + 18 + 2 + self.n + 1
-        self.card_in = nn.Linear(card_features, card_hidden)
-        self.context_to_card = nn.Linear(width, card_hidden)
-        self.card_out = nn.Sequential(nn.ReLU(), nn.Linear(card_hidden, card_hidden), nn.ReLU(), nn.Linear(card_hidden, 1))
+        # The first layer of the card scorer, split by where its inputs come from, so no
+        # (B, 52, features) tensor is ever built: card planes, suit features, static, context.
+        self.from_planes = nn.Linear(self.n_planes, card_hidden)
+        self.from_suit = nn.Linear(2 + self.n + 1, card_hidden, bias=False)
+        self.from_static = nn.Linear(18, card_hidden, bias=False)
+        self.from_context = nn.Linear(width, card_hidden, bias=False)
+        self.card_out = nn.Sequential(
+            nn.ReLU(), nn.Linear(card_hidden, card_hidden), nn.ReLU(), nn.Linear(card_hidden, 1)
+        )
         self.ask = nn.Linear(width, 1)
         self.value = nn.Linear(width, 1)
 
@@ -170,7 +177,7 @@ class Network(nn.Module):
         """Masked logits (illegal actions at -1e9) and values."""
         batch = observations.shape[0]
         context = self.torso(observations)
-        planes = observations[:, : self.card_planes_end].reshape(batch, self.n_planes, 52).transpose(1, 2)
+        planes = observations[:, : self.card_planes_end].reshape(batch, self.n_planes, 52)
         hand = self._piece(observations, "hand").reshape(batch, 4, 13)
         suit_features = torch.cat(
             [
@@ -180,9 +187,13 @@ class Network(nn.Module):
                 hand.sum(-1, keepdim=True) / 13.0,
             ],
             dim=2,
-        ).repeat_interleave(13, dim=1)  # (B, 52, 2 + n + 1): the card's suit's features
-        features = torch.cat([planes, suit_features, self.static.expand(batch, -1, -1)], dim=2)
-        hidden = self.card_in(features) + self.context_to_card(context)[:, None, :]
+        )  # (B, 4, 2 + n + 1): features of each suit, shared by its 13 cards
+        hidden = (
+            self.from_planes(planes.transpose(1, 2))
+            + self.from_suit(suit_features).repeat_interleave(13, dim=1)
+            + self.from_static(self.static)
+            + self.from_context(context)[:, None, :]
+        )
         card_logits = self.card_out(hidden).squeeze(-1)
         logits = torch.cat([card_logits, self.ask(context)], dim=1).masked_fill(~masks, -1e9)
         return logits, self.value(context).squeeze(-1)
@@ -229,10 +240,10 @@ def train(args: Args, resume: bool = False) -> Path:
     if args.threads:
         torch.set_num_threads(args.threads)
     encoder = ObservationEncoder(rules)
+    torch.manual_seed(args.seed)  # the network's initial weights
     network = build_network(rules, network_spec(rules, args)).to(device)
     optimizer = torch.optim.Adam(network.parameters(), lr=args.learning_rate, eps=1e-5)
     rng = np.random.default_rng(args.seed)
-    torch.manual_seed(args.seed)
     generator = torch.Generator().manual_seed(args.seed)
     counters = {"iteration": 0, "samples": 0, "hands": 0, "decisions": 0, "seconds": 0.0}
     snapshots: list[dict[str, torch.Tensor]] = []
@@ -304,6 +315,7 @@ def train(args: Args, resume: bool = False) -> Path:
             args.gamma,
             args.gae_lambda,
             args.tens_reward,
+            pool_weights(len(bots), len(opponents) - len(bots), args.pool_bot_share),
         )
 
         # 2. Update: clipped PPO on every learner decision, advantages normalised per batch.
@@ -412,6 +424,14 @@ def train(args: Args, resume: bool = False) -> Path:
     log.close()
     log.plot(out / "learning_curve.png")
     return out
+
+
+def pool_weights(n_bots: int, n_snapshots: int, bot_share: float) -> np.ndarray:
+    """How often each opponent is drawn: ``bot_share`` split over the bots, the rest over the
+    snapshots (all to the bots while there is no snapshot yet)."""
+    if n_snapshots == 0 or n_bots == 0:
+        return np.ones(n_bots + n_snapshots)
+    return np.concatenate([np.full(n_bots, bot_share / n_bots), np.full(n_snapshots, (1 - bot_share) / n_snapshots)])
 
 
 def snapshot_agent(weights: dict[str, torch.Tensor], rules: Rules, args: Args, device: torch.device) -> Any:

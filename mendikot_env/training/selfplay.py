@@ -65,14 +65,19 @@ class CollectStats:
 
 
 def assign_players(
-    n_games: int, n_players: int, n_opponents: int, pool_share: float, rng: np.random.Generator
+    n_games: int,
+    n_players: int,
+    opponent_weights: np.ndarray,
+    pool_share: float,
+    rng: np.random.Generator,
 ) -> np.ndarray:
     """(B, n) who plays each seat: the learner everywhere, except that a ``pool_share`` of
-    the games give one random team to a random opponent."""
+    the games give one random team to an opponent drawn with ``opponent_weights``."""
+    n_opponents = len(opponent_weights)
     if n_opponents == 0 or pool_share <= 0:
         return np.full((n_games, n_players), LEARNER, dtype=np.int64)
     against_pool = rng.random(n_games) < pool_share
-    opponent = rng.integers(1, n_opponents + 1, size=n_games)
+    opponent = 1 + rng.choice(n_opponents, size=n_games, p=np.asarray(opponent_weights) / np.sum(opponent_weights))
     opponent_team = rng.integers(0, 2, size=n_games)
     on_opponent_team = (np.arange(n_players) % 2)[None, :] == opponent_team[:, None]
     return np.where(against_pool[:, None] & on_opponent_team, opponent[:, None], LEARNER)
@@ -89,6 +94,7 @@ def collect_hands(
     gamma: float,
     gae_lambda: float,
     tens_reward: float = 0.0,
+    opponent_weights: np.ndarray | None = None,
 ) -> tuple[Samples, CollectStats]:
     """Play ``n_games`` full hands and return the learner's decisions with advantages.
 
@@ -100,6 +106,7 @@ def collect_hands(
         rng: generator of the deals and the seat assignment.
         encoder: observation encoder of ``rules``.
         pool_share: share of the games in which one team is an opponent.
+        opponent_weights: how often each opponent is drawn (default: equally often).
         gamma, gae_lambda: discount and GAE lambda along each seat's decisions.
         tens_reward: shaping: each ten a team takes gives its seats this reward (and the
             other team's seats minus this) as it happens; 0 leaves only the hand's result.
@@ -109,7 +116,8 @@ def collect_hands(
     n = rules.n_players
     t0 = time.perf_counter()
     state = core.new_hands(rules, n_games, rng)
-    players = assign_players(n_games, n, len(opponents), pool_share, rng)
+    weights = np.ones(len(opponents)) if opponent_weights is None else np.asarray(opponent_weights, dtype=float)
+    players = assign_players(n_games, n, weights, pool_share, rng)
     stats.seconds_core += time.perf_counter() - t0
     rows = np.arange(n_games)
     steps: list[dict[str, np.ndarray]] = []

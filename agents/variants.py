@@ -1,0 +1,131 @@
+"""Variants of an agent for experiments: change one decision, keep every other one.
+
+Research questions such as "what is asking for the band card worth?" or "which card
+should lie face down?" are answered by playing an agent against a copy of itself that
+differs in one decision only. These wrappers take any agent (usually a rule-based one)
+and change the action mask it sees (:class:`NeverAsk`) or the face-down card it lays
+(:class:`HideChoice`); everything else is the base agent's own play.
+
+Example:
+    >>> from mendikot_env import Rules
+    >>> from agents import make
+    >>> rules = Rules.preset("band")
+    >>> never = NeverAsk(make("hard", rules))
+    >>> longest = HideChoice(make("hard", rules), "longest")
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mendikot_env.cards import ASK_ACTION, NUM_RANKS
+from mendikot_env.observation import observation_layout
+from mendikot_env.rules import Rules
+
+# Milton Work points of each rank (J=1, Q=2, K=3, A=4), plus 1 for the ten: the cards
+# that win tricks and the card that wins the hand.
+HONOUR_POINTS = np.array([0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 2, 3, 4], dtype=np.float64)
+HIDE_STRATEGIES = ("longest", "strongest", "shortest", "random")
+
+
+class NeverAsk:
+    """The base agent with the ask action (52) removed from its mask: it never asks for the
+    face-down card, so the band card comes up only when the hider plays it or, with
+    ``reveal="auto"``, by itself."""
+
+    def __init__(self, base: Any, name: str | None = None) -> None:
+        self.base = base
+        self.name = name or f"{getattr(base, 'name', 'agent')}-never-asks"
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        masks = np.array(masks, dtype=bool, copy=True)
+        # Asking is legal only for a player who cannot follow, and then every card is legal
+        # too, so a row never loses its last legal action here.
+        masks[:, ASK_ACTION] = False
+        return self.base.act(observations, masks)
+
+    def seed(self, seed: int | None) -> None:
+        method = getattr(self.base, "seed", None)
+        if callable(method):
+            method(seed)
+
+
+class HideChoice:
+    """The base agent, except that the face-down card (band hukum) is chosen by a fixed rule.
+
+    Args:
+        base: the agent that plays every other decision.
+        strategy: which suit becomes the hidden trump:
+            ``"longest"`` the longest suit (ties: more honour points),
+            ``"strongest"`` the suit with the most honour points (A=4, K=3, Q=2, J=1, 10=1;
+            ties: the longer suit), ``"shortest"`` the shortest suit (a deliberately bad
+            choice, as a yardstick), ``"random"`` a uniformly random card of the hand.
+        rank: which card of the chosen suit lies face down: ``"high"`` (the top card, which
+            cannot be caught while it is hidden) or ``"low"``.
+        seed: seeds the ``"random"`` strategy.
+        name: display name (default: the base's name and the strategy).
+        rules: the rules (default: the base agent's ``rules``), for the observation layout.
+    """
+
+    def __init__(
+        self,
+        base: Any,
+        strategy: str,
+        rank: str = "high",
+        seed: int | None = None,
+        name: str | None = None,
+        rules: Rules | None = None,
+    ) -> None:
+        if strategy not in HIDE_STRATEGIES:
+            raise ValueError(f"unknown hide strategy {strategy!r}; choose one of {list(HIDE_STRATEGIES)}")
+        if rank not in ("high", "low"):
+            raise ValueError(f"rank must be 'high' or 'low', got {rank!r}")
+        rules = rules if rules is not None else getattr(base, "rules", None)
+        if not isinstance(rules, Rules):
+            raise ValueError("HideChoice needs the rules: pass rules=... (the base agent has no .rules)")
+        self.base = base
+        self.strategy = strategy
+        self.rank = rank
+        self.layout = observation_layout(rules)
+        self.rng = np.random.default_rng(seed)
+        self.name = name or f"{getattr(base, 'name', 'agent')}-hide-{strategy}"
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        obs = np.asarray(observations, dtype=np.float32)
+        hiding = self.layout.view(obs, "phase")[:, 0] > 0.5
+        actions = np.zeros(obs.shape[0], dtype=np.int64)
+        if not hiding.all():
+            actions[~hiding] = self.base.act(obs[~hiding], np.asarray(masks)[~hiding])
+        if hiding.any():
+            actions[hiding] = self.choose(self.layout.view(obs[hiding], "hand") > 0.5)
+        return actions
+
+    def choose(self, hands: np.ndarray) -> np.ndarray:
+        """(B,) the card to lay face down from (B, 52) bool hands."""
+        B = hands.shape[0]
+        if self.strategy == "random":
+            weights = hands / hands.sum(axis=1, keepdims=True)
+            pick = self.rng.random(B)[:, None] < np.cumsum(weights, axis=1)
+            return pick.argmax(axis=1).astype(np.int64)
+        suits = hands.reshape(B, 4, NUM_RANKS)
+        length = suits.sum(axis=2).astype(np.float64)
+        points = (suits * HONOUR_POINTS).sum(axis=2)
+        if self.strategy == "longest":
+            score = 100 * length + points
+        elif self.strategy == "strongest":
+            score = 100 * points + length
+        else:  # shortest suit that is not empty (ties: fewer points)
+            score = -100 * length - points
+        score = np.where(length > 0, score, -np.inf)
+        suit = score.argmax(axis=1)
+        held = suits[np.arange(B), suit]  # (B, 13)
+        rank = NUM_RANKS - 1 - held[:, ::-1].argmax(axis=1) if self.rank == "high" else held.argmax(axis=1)
+        return (suit * NUM_RANKS + rank).astype(np.int64)
+
+    def seed(self, seed: int | None) -> None:
+        self.rng = np.random.default_rng(seed)
+        method = getattr(self.base, "seed", None)
+        if callable(method):
+            method(seed)

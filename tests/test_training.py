@@ -1,0 +1,228 @@
+"""Self-play training: smoke run, exact resume, crash-safe and checked checkpoints, agents."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import agents
+from agents.neural import NeuralAgent
+from mendikot_env import Rules
+from mendikot_env.arena import duplicate_arena
+from mendikot_env.training.checkpoint import CheckpointError, load_checkpoint, save_atomic
+from mendikot_env.training.loop import Args, train
+
+
+def tiny_args(out: Path, **changes: object) -> Args:
+    """A run small enough for CI: a few seconds per iteration on one core."""
+    values: dict[str, object] = {
+        "out": str(out),
+        "games": 48,
+        "hidden": (32,),
+        "card_hidden": 8,
+        "minibatch": 256,
+        "imitate_iterations": 1,
+        "teacher": "easy",
+        "pool_bots": ("easy",),
+        "snapshot_every": 2,
+        "eval_deals": 16,
+        "eval_opponents": ("random",),
+        "eval_every_minutes": 1000.0,
+        "checkpoint_every_minutes": 1000.0,
+        "progress": False,
+        "threads": 1,
+        "max_iterations": 3,
+    }
+    values.update(changes)
+    return Args(**values)  # type: ignore[arg-type]
+
+
+def weights(run: Path) -> dict[str, torch.Tensor]:
+    return load_checkpoint(run / "checkpoint.pt", kind="training")["model"]
+
+
+def test_train_writes_checkpoint_metrics_plot_and_agent(tmp_path: Path) -> None:
+    run = train(tiny_args(tmp_path / "run"))
+    state = load_checkpoint(run / "checkpoint.pt", kind="training")
+    assert state["counters"]["iteration"] == 3
+    assert state["counters"]["samples"] > 0
+    assert len(state["pool"]) == 1  # one snapshot at iteration 2
+    rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    assert any("eval/win_rate_vs_random" in row for row in rows)
+    assert any("losses/policy" in row and "charts/samples_per_s" in row for row in rows)
+    assert (run / "metrics.csv").read_text().startswith("charts/")
+    assert (run / "learning_curve.png").stat().st_size > 1000
+    assert list((run / "tb").iterdir()), "TensorBoard events are written"
+    assert load_checkpoint(run / "agent.pt", kind="agent")["kind"] == "agent"
+
+
+def test_resume_continues_exactly(tmp_path: Path) -> None:
+    straight = train(tiny_args(tmp_path / "straight", max_iterations=3))
+    interrupted = train(tiny_args(tmp_path / "resumed", max_iterations=2))
+    assert load_checkpoint(interrupted / "checkpoint.pt")["counters"]["iteration"] == 2
+    resumed = train(tiny_args(tmp_path / "resumed", max_iterations=3), resume=True)
+    a = load_checkpoint(straight / "checkpoint.pt")
+    b = load_checkpoint(resumed / "checkpoint.pt")
+    for key in ("iteration", "samples", "hands", "decisions"):
+        assert a["counters"][key] == b["counters"][key], key
+    for name, tensor in a["model"].items():
+        assert torch.equal(tensor, b["model"][name]), f"weights differ after resume: {name}"
+    assert len(a["pool"]) == len(b["pool"])
+
+
+def test_resume_with_other_rules_is_refused(tmp_path: Path) -> None:
+    train(tiny_args(tmp_path / "run", max_iterations=1))
+    with pytest.raises(CheckpointError, match="trained on rules"):
+        train(tiny_args(tmp_path / "run", rules="band", max_iterations=2), resume=True)
+
+
+def test_a_failed_write_never_replaces_a_good_checkpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "checkpoint.pt"
+    good = {"kind": "training", "rules": Rules().to_dict(), "network": {}, "model": {"w": torch.ones(3)}}
+    save_atomic(good, path)
+
+    def dies_half_way(obj: object, file: object) -> None:
+        file.write(b"half a checkpoint")  # type: ignore[attr-defined]
+        raise KeyboardInterrupt("killed mid-write")
+
+    monkeypatch.setattr(torch, "save", dies_half_way)
+    with pytest.raises(KeyboardInterrupt):
+        save_atomic({**good, "model": {"w": torch.zeros(3)}}, path)
+    monkeypatch.undo()
+    assert torch.equal(load_checkpoint(path)["model"]["w"], torch.ones(3))
+    assert [p.name for p in tmp_path.iterdir()] == ["checkpoint.pt"], "no temporary file is left behind"
+
+
+def test_a_process_killed_while_writing_leaves_a_loadable_checkpoint(tmp_path: Path) -> None:
+    path = tmp_path / "checkpoint.pt"
+    writer = (
+        "import sys, torch\n"
+        "from mendikot_env.training.checkpoint import save_atomic\n"
+        "i = 0\n"
+        "while True:\n"
+        "    i += 1\n"
+        "    save_atomic({'kind': 'training', 'rules': {}, 'network': {}, 'model': {'w': torch.full((400_000,), float(i))}},"
+        f" {str(path)!r})\n"
+    )
+    process = subprocess.Popen([sys.executable, "-c", writer])
+    try:
+        deadline = time.time() + 60
+        while not path.exists() and time.time() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    w = load_checkpoint(path)["model"]["w"]
+    assert torch.all(w == w[0]), "the checkpoint is one complete write"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "not a readable mendikot checkpoint"),
+        (b"\x00garbage\xff" * 100, "not a readable mendikot checkpoint"),
+        ("foreign", "not a mendikot checkpoint"),
+        ("old_version", "checkpoint version"),
+        ("missing_keys", "lacks"),
+    ],
+)
+def test_corrupt_or_foreign_checkpoints_fail_clearly(tmp_path: Path, content: object, message: str) -> None:
+    path = tmp_path / "bad.pt"
+    if content == "foreign":
+        torch.save({"state_dict": {"w": torch.ones(2)}}, path)
+    elif content == "old_version":
+        torch.save({"format": "mendikot-checkpoint", "version": 0}, path)
+    elif content == "missing_keys":
+        torch.save({"format": "mendikot-checkpoint", "version": 1, "kind": "agent"}, path)
+    else:
+        path.write_bytes(content)  # type: ignore[arg-type]
+    with pytest.raises(CheckpointError, match=message):
+        load_checkpoint(path)
+    with pytest.raises(ValueError, match=message):
+        agents.load(str(path))
+
+
+def test_truncated_checkpoint_fails_clearly(tmp_path: Path) -> None:
+    run = train(tiny_args(tmp_path / "run", max_iterations=1))
+    data = (run / "agent.pt").read_bytes()
+    broken = tmp_path / "truncated.pt"
+    broken.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="truncated.pt"):
+        agents.load(str(broken))
+
+
+def test_missing_checkpoint_and_bad_args_fail_clearly(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="does not exist"):
+        agents.load(str(tmp_path / "nope.pt"))
+    with pytest.raises(CheckpointError, match="no checkpoint"):
+        train(tiny_args(tmp_path / "empty"), resume=True)
+    with pytest.raises(ValueError, match="unknown rules preset"):
+        Args(rules="nonsense")
+    with pytest.raises(ValueError, match="algorithm"):
+        Args(algorithm="dqn")
+    with pytest.raises(ValueError, match="pool_share"):
+        Args(pool_share=1.5)
+
+
+def test_loaded_agent_plays_only_legal_actions_in_every_seat(tmp_path: Path) -> None:
+    run = train(tiny_args(tmp_path / "run", rules="band", max_iterations=1))
+    agent = agents.load(str(run))
+    assert isinstance(agent, NeuralAgent)
+    rules = Rules.preset("band")
+    # The arena raises AgentError on any illegal action; 200 deal pairs = 400 hands.
+    result = duplicate_arena(rules, agent, agents.make("random", rules, seed=1), deals=200, seed=3)
+    assert result.hands == 400
+    with pytest.raises(ValueError, match="trained for"):
+        agents.load(str(run), Rules())
+
+
+def test_dmc_algorithm_trains(tmp_path: Path) -> None:
+    run = train(tiny_args(tmp_path / "run", algorithm="dmc", imitate_iterations=0, max_iterations=2))
+    assert load_checkpoint(run / "checkpoint.pt")["network"]["algorithm"] == "dmc"
+
+
+def test_shipped_agent_beats_random_clearly() -> None:
+    rules = Rules()
+    result = duplicate_arena(rules, agents.make("trained"), agents.make("random", rules, seed=7), deals=300, seed=11)
+    assert result.ci_low > 0.6, result.summary()
+
+
+def test_train_command_line_and_resume(tmp_path: Path) -> None:
+    out = tmp_path / "cli"
+    common = [
+        "--games", "32", "--hidden", "16", "--card-hidden", "8", "--minibatch", "128", "--pool-bots", "easy",
+        "--teacher", "easy", "--eval-deals", "8", "--eval-opponents", "random", "--threads", "1", "--no-progress",
+    ]  # fmt: skip
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    cmd = [sys.executable, "-m", "mendikot_env.cli", "train", "--out", str(out), "--max-iterations", "1", *common]
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "vs random" in done.stdout
+    resume = [sys.executable, "-m", "mendikot_env.cli", "train", "--resume", str(out), "--max-iterations", "2"]
+    done = subprocess.run(resume, capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert load_checkpoint(out / "checkpoint.pt")["counters"]["iteration"] == 2
+    bad = subprocess.run([*cmd[:4], "--rules", "nonsense"], capture_output=True, text=True, env=env, timeout=120)
+    assert bad.returncode == 2 and "unknown rules preset" in bad.stderr
+
+
+def test_neural_agent_sampling_is_seeded() -> None:
+    rules = Rules()
+    from mendikot_env.training.loop import Network
+
+    network = Network(rules, (16,), 8).eval()
+    obs = np.random.default_rng(0).random((64, network.obs_size), dtype=np.float32)
+    masks = np.ones((64, 53), dtype=bool)
+    first = NeuralAgent(network, rules, greedy=False, seed=5).act(obs, masks)
+    second = NeuralAgent(network, rules, greedy=False, seed=5).act(obs, masks)
+    assert np.array_equal(first, second)

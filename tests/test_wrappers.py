@@ -1,0 +1,130 @@
+"""Gymnasium wrappers: the library checkers, masks, autoreset, rewards, illegal actions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from gymnasium.vector import AutoresetMode
+
+from agents import RandomAgent, make, masked_uniform
+from mendikot_env import Rules
+from mendikot_env.wrappers import MendikotGymEnv, MendikotVectorEnv
+
+CONFIGS = [
+    {},
+    {"rules": "band"},
+    {"rules": "band_auto", "control": "team"},
+    {"rules": "open", "seat": 3},
+    {"rules": "dehla_pakad", "n_players": 6},
+    {"rules": "app", "n_players": 8, "seat": 5, "reward": "points"},
+]
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_gym_env_passes_gymnasium_checker(config: dict) -> None:
+    env = MendikotGymEnv(**config)
+    check_env(env, skip_render_check=True)
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_gym_env_plays_full_hands_with_masks(config: dict) -> None:
+    env = MendikotGymEnv(**config)
+    rng = np.random.default_rng(0)
+    learner_team = env.seats[0] % 2
+    for episode in range(5):
+        obs, info = env.reset(seed=episode)
+        assert obs.dtype == np.float32 and env.observation_space.contains(obs)
+        assert np.array_equal(info["action_mask"], env.action_masks())
+        steps = 0
+        while True:
+            mask = env.action_masks()
+            assert mask.any(), "the learner always has a legal action before the end"
+            obs, reward, terminated, truncated, info = env.step(int(masked_uniform(mask[None], rng)[0]))
+            steps += 1
+            assert not truncated
+            if terminated:
+                break
+            assert reward == 0.0
+        result = info["result"]
+        winner = result["winner"]
+        expected = 0.0 if winner is None else (1.0 if winner == learner_team else -1.0)
+        if config.get("reward") != "points":
+            assert reward == expected
+        else:
+            assert np.sign(reward) == np.sign(expected)
+        assert not env.action_masks().any()
+        assert steps >= env.rules.n_tricks * len(env.seats)
+
+
+def test_gym_env_illegal_action_ends_the_hand_against_the_learner() -> None:
+    env = MendikotGymEnv()
+    env.reset(seed=1)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    obs, reward, terminated, truncated, info = env.step(illegal)
+    assert terminated and reward == -1.0 and info["illegal_action"]
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+
+
+def test_gym_env_reset_options_replay_a_deal_and_seed_opponents() -> None:
+    env = MendikotGymEnv(others=make("medium", Rules(), seed=0))
+    first, _ = env.reset(seed=5)
+    deal = [[int(c) for c in np.flatnonzero(env.encoder.layout.view(first, "hand"))]]
+    assert len(deal[0]) == 13
+    again, _ = env.reset(seed=5)
+    assert np.array_equal(first, again)
+    with pytest.raises(ValueError, match="control"):
+        MendikotGymEnv(control="pair")
+    with pytest.raises(ValueError, match="no agent for seat"):
+        MendikotGymEnv(others={1: RandomAgent()})
+
+
+def test_vector_env_shapes_autoreset_and_rewards() -> None:
+    envs = MendikotVectorEnv(32, "band", others=make("easy", Rules.preset("band"), seed=0))
+    assert envs.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    obs, info = envs.reset(seed=3)
+    assert obs.shape == (32, envs.single_observation_space.shape[0]) and obs.dtype == np.float32
+    assert info["action_mask"].shape == (32, 53)
+    rng = np.random.default_rng(0)
+    finished = 0
+    for _ in range(60):
+        actions = masked_uniform(info["action_mask"], rng)
+        obs, rewards, terminated, truncated, info = envs.step(actions)
+        assert envs.observation_space.contains(obs)
+        assert not truncated.any()
+        assert np.all(rewards[~terminated] == 0)
+        assert set(np.unique(rewards[terminated])) <= {-1.0, 1.0}
+        if terminated.any():
+            assert np.array_equal(info["_final_obs"], terminated)
+            assert info["final_obs"].shape == obs.shape
+            finished += int(terminated.sum())
+        # SAME_STEP: every game has a fresh hand with a legal action right away.
+        assert info["action_mask"].any(axis=1).all()
+    assert finished >= 32
+
+
+def test_vector_env_illegal_actions_end_only_their_games() -> None:
+    envs = MendikotVectorEnv(4)
+    _, info = envs.reset(seed=0)
+    actions = masked_uniform(info["action_mask"], np.random.default_rng(1))
+    actions[2] = int(np.flatnonzero(~info["action_mask"][2])[0])
+    _, rewards, terminated, _, info = envs.step(actions)
+    assert terminated[2] and rewards[2] == -1.0 and info["illegal_action"][2]
+    assert not terminated[[0, 1, 3]].any()
+
+
+def test_maskable_ppo_learns_on_the_gym_env() -> None:
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks
+
+    env = MendikotGymEnv("standard", others=RandomAgent(seed=0))
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, verbose=0)
+    model.learn(total_timesteps=128)
+    obs, _ = env.reset(seed=9)
+    done = False
+    while not done:
+        action, _ = model.predict(obs, action_masks=get_action_masks(env), deterministic=True)
+        assert env.action_masks()[int(action)]
+        obs, reward, done, _, info = env.step(int(action))
+    assert "result" in info
