@@ -110,8 +110,8 @@ def test_a_process_killed_while_writing_leaves_a_loadable_checkpoint(tmp_path: P
         "i = 0\n"
         "while True:\n"
         "    i += 1\n"
-        "    save_atomic({'kind': 'training', 'rules': {}, 'network': {}, 'model': {'w': torch.full((400_000,), float(i))}},"
-        f" {str(path)!r})\n"
+        "    model = {'w': torch.full((400_000,), float(i))}\n"
+        f"    save_atomic({{'kind': 'training', 'rules': {{}}, 'network': {{}}, 'model': model}}, {str(path)!r})\n"
     )
     process = subprocess.Popen([sys.executable, "-c", writer])
     try:
