@@ -32,6 +32,11 @@ TWOS = tuple(NUM_RANKS * s for s in range(NUM_SUITS))
 SUIT_MASKS = np.array([((1 << NUM_RANKS) - 1) << (NUM_RANKS * s) for s in range(NUM_SUITS)], dtype=np.uint64)
 # (53,) uint64: the set holding only card/action ``i``.
 CARD_BITS = np.array([1 << i for i in range(NUM_ACTIONS)], dtype=np.uint64)
+# (4, 14) uint64: the cards of suit s with rank >= r (r = 13: none), for "beats rank r" tests.
+RANKS_FROM = np.array(
+    [[sum(1 << (NUM_RANKS * s + k) for k in range(r, NUM_RANKS)) for r in range(NUM_RANKS + 1)] for s in range(4)],
+    dtype=np.uint64,
+)
 TENS_MASK = np.uint64(sum(1 << t for t in TENS))
 FULL_PACK = np.uint64((1 << NUM_CARDS) - 1)
 NO_TWOS_PACK = np.uint64(int(FULL_PACK) & ~sum(1 << t for t in TWOS))

@@ -33,6 +33,7 @@ from .cards import (
     NUM_ACTIONS,
     NUM_CARDS,
     NUM_RANKS,
+    RANKS_FROM,
     SUIT_MASKS,
     TENS_MASK,
     TWOS,
@@ -536,27 +537,24 @@ def trick_outlook(state: State) -> tuple[np.ndarray, np.ndarray]:
     """
     strength = card_strength(state.trick_cards, state.led_suit, state.trump, state.trick_trumps)
     empty = state.trick_size == 0
-    winning = np.where(empty, NO_SEAT, np.argmax(strength, axis=1))
-    best = strength.max(axis=1)
-    led, trump = state.led_suit, state.trump
-    takers = np.zeros(state.batch_size, dtype=np.uint64)
-    for suit in range(4):  # per suit, not per game: the rank a card of this suit must beat
-        follows = led == suit
-        counts = trump == suit
-        if state.rules.trump == "cut":
-            counts = counts | ((trump < 0) & (led >= 0) & ~follows)
-        base = NUM_RANKS * follows + 2 * NUM_RANKS * (counts | (follows & (led == trump)))
-        lowest_rank = np.clip(best - base + 1, 0, NUM_RANKS)
-        takers |= _RANKS_FROM[suit, lowest_rank]
+    winner = np.argmax(strength, axis=1)
+    winning = np.where(empty, NO_SEAT, winner)
+    best = strength[_rows(state.batch_size), winner]
+    # Per suit (B, 4): the strength a card of that suit adds to its rank, hence the lowest
+    # rank of the suit that beats the best card so far.
+    led, trump = state.led_suit[:, None], state.trump[:, None]
+    follows = led == _SUITS
+    counts = trump == _SUITS
+    if state.rules.trump == "cut":
+        counts |= (trump < 0) & (led >= 0) & ~follows
+    base = NUM_RANKS * follows + 2 * NUM_RANKS * (counts | (follows & (led == trump)))
+    lowest_rank = np.clip(best[:, None] - base + 1, 0, NUM_RANKS)
+    takers = np.bitwise_or.reduce(RANKS_FROM[_SUITS, lowest_rank], axis=1)
     legal = legal_bits(state) & ~ASK_BIT
     return winning, np.where(empty, legal, legal & takers)
 
 
-# (4, 14) uint64: cards of suit s with rank >= r (r = 13: none).
-_RANKS_FROM = np.array(
-    [[sum(1 << (NUM_RANKS * s + k) for k in range(r, NUM_RANKS)) for r in range(NUM_RANKS + 1)] for s in range(4)],
-    dtype=np.uint64,
-)
+_SUITS = np.arange(4)
 
 
 def _start_turns(state: State, games: np.ndarray) -> None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cards import NUM_CARDS, NUM_RANKS, TENS_MASK, pack_sets, popcount, unpack_sets
+from .cards import NUM_CARDS, NUM_RANKS, RANKS_FROM, TENS_MASK, popcount, unpack_sets
 from .core import (
     CARD_SETS,
     NO_SEAT,
@@ -33,14 +33,9 @@ from .core import (
 )
 from .rules import Rules
 
-# (52,) uint64: for each card, the cards of its suit that outrank it.
-_HIGHER_IN_SUIT = np.array(
-    [
-        sum(1 << (NUM_RANKS * (c // NUM_RANKS) + r) for r in range(c % NUM_RANKS + 1, NUM_RANKS))
-        for c in range(NUM_CARDS)
-    ],
-    dtype=np.uint64,
-)
+_SUITS = np.arange(4)
+_SUIT_SHIFTS = (NUM_RANKS * _SUITS).astype(np.uint64)
+_SUIT_RANKS = np.uint64((1 << NUM_RANKS) - 1)
 
 
 @dataclass(frozen=True)
@@ -205,8 +200,10 @@ class ObservationEncoder:
         played = np.bitwise_or.reduce(state.played, axis=1)
         outside = self._pack & ~mine & ~played  # in other hands, or face down elsewhere
         planes[:, 5] = outside & ~planes[:, 3]
-        higher_outside = (outside[:, None] & _HIGHER_IN_SUIT[None, :]) != 0  # (B, 52)
-        planes[:, 6] = planes[:, 0] & pack_sets(~higher_outside)
+        # Masters: my cards above the highest outside card of their suit (per suit, (B, 4)).
+        outside_ranks = (outside[:, None] >> _SUIT_SHIFTS) & _SUIT_RANKS
+        above = np.frexp(outside_ranks.astype(np.float64))[1]  # bit length: highest rank + 1, 0 if none
+        planes[:, 6] = planes[:, 0] & np.bitwise_or.reduce(RANKS_FROM[_SUITS, above], axis=1)
         planes[:, 7 : 7 + n] = CARD_SETS[state.trick_cards.reshape(-1)[flat]]
         planes[:, 7 + n :] = state.played.reshape(-1)[flat]
         bits = np.unpackbits(planes.view(np.uint8).reshape(B, n_planes, 8), axis=2, bitorder="little")
