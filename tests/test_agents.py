@@ -30,7 +30,8 @@ def test_every_agent_plays_only_legal_actions(preset: str, n_players: int) -> No
     checked against the core's legal set (play_hands raises AgentError on an illegal one, and
     core.step checks again)."""
     rules = Rules.preset(preset, n_players=n_players)
-    names = list(AGENT_NAMES)
+    # The shipped trained agent plays only the standard rules (checked in test_training.py).
+    names = [name for name in AGENT_NAMES if name != "trained"]
     agents = [make(name, rules, seed=i) for i, name in enumerate(names)]
     pairs = list(itertools.permutations(range(len(names)), 2))
     per_pair = 16
@@ -102,7 +103,7 @@ def test_rule_based_agent_is_a_function_of_each_row(level: str, preset: str) -> 
 def test_agents_follow_the_protocol_and_validate_input() -> None:
     rules = Rules()
     for name in AGENT_NAMES:
-        assert isinstance(make(name, rules), Agent)
+        assert isinstance(make(name, Rules() if name == "trained" else rules), Agent)
     agent = RuleBasedAgent(rules, "hard")
     with pytest.raises(ValueError, match="observations"):
         agent.act(np.zeros((2, 10), np.float32), np.ones((2, 53), bool))
@@ -122,10 +123,12 @@ def test_make_and_load_resolve_names() -> None:
     for level in ("easy", "medium", "hard"):
         agent = load(level.upper(), rules)
         assert isinstance(agent, RuleBasedAgent) and agent.level == level and agent.name == level
-    with pytest.raises(ValueError, match="known agents: random, easy, medium, hard"):
+    with pytest.raises(ValueError, match="known agents: random, easy, medium, hard, trained"):
         make("grandmaster", rules)
-    with pytest.raises(ValueError, match="no checkpoint loader"):
+    with pytest.raises(ValueError, match="does not exist"):
         load("runs/ppo/agent.pt", rules)
+    with pytest.raises(ValueError, match="trained for"):
+        load("trained", rules)
 
 
 def test_checkpoint_loader_hook(tmp_path: Path) -> None:

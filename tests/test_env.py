@@ -81,7 +81,7 @@ def test_pettingzoo_render_test(kwargs: dict, label: str, capsys: pytest.Capture
 def test_versioned_module_and_metadata() -> None:
     env = mendikot_v0.env()
     assert env.metadata["name"] == "mendikot_v0"
-    assert set(env.metadata["render_modes"]) == {"human", "ansi"}
+    assert set(env.metadata["render_modes"]) == {"human", "ansi", "rgb_array"}
     assert isinstance(mendikot_v0.raw_env(), mendikot_env.raw_env)
     assert isinstance(env.unwrapped, mendikot_env.raw_env)
 
@@ -410,7 +410,7 @@ def test_bad_dealer_or_open_card_is_a_clear_value_error(kwargs: dict, options: d
 @pytest.mark.parametrize(
     ("kwargs", "word"),
     [
-        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_mode": "video"}, "render_mode"),
         ({"reward": "score"}, "reward"),
         ({"episode": "game"}, "episode"),
         ({"render_seat": 4}, "render_seat"),

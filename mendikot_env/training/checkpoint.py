@@ -35,6 +35,7 @@ def save_atomic(payload: dict[str, Any], path: str | Path) -> Path:
             torch.save(payload, file)
             file.flush()
             os.fsync(file.fileno())
+        os.chmod(temporary, 0o644)  # mkstemp makes it private; a checkpoint is an ordinary file
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
