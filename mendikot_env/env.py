@@ -269,11 +269,13 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
 
     def _after_change(self) -> None:
         """Refresh what every call until the next step reads: legal set, selection, cache."""
-        self._legal = int(core.legal_bits(self.game)[0])
+        legal = core.legal_bits(self.game)
+        self._legal = int(legal[0])
+        self._mask = unpack_sets(legal, NUM_ACTIONS)[0].view(np.int8)
         self._observations: dict[int, np.ndarray] = {}
-        current = int(self.game.current[0])
-        if current >= 0:
-            self.agent_selection = self.possible_agents[current]
+        self._current = int(self.game.current[0])
+        if self._current >= 0:
+            self.agent_selection = self.possible_agents[self._current]
 
     # -- observe -----------------------------------------------------------------------
 
@@ -289,10 +291,9 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
     def action_mask(self, agent: str | None = None) -> np.ndarray:
         """(53,) int8 legal actions of ``agent`` (default: the agent to act); zeros if not to act."""
         agent = self.agent_selection if agent is None else agent
-        seat = self.agent_name_mapping[agent]
-        if seat != int(self.game.current[0]):
+        if self.agent_name_mapping[agent] != self._current:
             return np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return unpack_sets(np.array([self._legal], dtype=np.uint64), NUM_ACTIONS)[0].astype(np.int8)
+        return self._mask.copy()
 
     def state(self) -> np.ndarray:
         score = None if self.match is None else self.match.scores
