@@ -377,6 +377,8 @@ def learning_curve(run: str | Path) -> LearningCurve:
     """Read a run folder's metrics: duplicate evaluations and the win rate against the pool."""
     rows = [json.loads(line) for line in (Path(run) / "metrics.jsonl").read_text().splitlines() if line.strip()]
     evals = [r for r in rows if any(k.startswith("eval/win_rate_vs_") for k in r)]
+    # The run evaluates once more at its end: drop an evaluation repeated at the same point.
+    evals = [r for i, r in enumerate(evals) if i + 1 == len(evals) or evals[i + 1]["samples"] != r["samples"]]
     names = sorted({k.removeprefix("eval/win_rate_vs_") for r in evals for k in r if k.startswith("eval/win_rate_vs_")})
     rates = {
         n: np.array([[r[f"eval/win_rate_vs_{n}"], r[f"eval/ci_low_vs_{n}"], r[f"eval/ci_high_vs_{n}"]] for r in evals])

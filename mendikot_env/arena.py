@@ -111,8 +111,8 @@ def play_hands(
             return
         seats = np.where(live, state.current, 0)
         acting = team_agent[rows, seats % 2]
-        obs = encoder.encode(state, seats, match_score, out=buffer)
         bits = core.legal_bits(state)
+        obs = encoder.encode(state, seats, match_score, out=buffer, legal=bits)
         masks = core.legal_action_mask(state)
         actions[:] = 0
         for k, agent in enumerate(agents):

@@ -525,8 +525,10 @@ def card_strength(cards: np.ndarray, led: np.ndarray, trump: np.ndarray, trumps:
     return np.where(cards < 0, -1, strength)
 
 
-def trick_outlook(state: State) -> tuple[np.ndarray, np.ndarray]:
+def trick_outlook(state: State, legal: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Who is winning the trick so far, and which cards would take it over if played now.
+
+    ``legal`` may pass :func:`legal_bits` already computed for this state.
 
     Returns:
         (winning, takers): (B,) seat whose card is winning the current trick (NO_SEAT when
@@ -550,7 +552,7 @@ def trick_outlook(state: State) -> tuple[np.ndarray, np.ndarray]:
     base = NUM_RANKS * follows + 2 * NUM_RANKS * (counts | (follows & (led == trump)))
     lowest_rank = np.minimum(np.maximum(best[:, None] - base + 1, 0), NUM_RANKS)  # np.clip is slow on small arrays
     takers = np.bitwise_or.reduce(RANKS_FROM[_SUITS, lowest_rank], axis=1)
-    legal = legal_bits(state) & ~ASK_BIT
+    legal = (legal_bits(state) if legal is None else legal) & ~ASK_BIT
     return winning, np.where(empty, legal, legal & takers)
 
 

@@ -270,6 +270,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
     def _after_change(self) -> None:
         """Refresh what every call until the next step reads: legal set, selection, cache."""
         legal = core.legal_bits(self.game)
+        self._legal_bits = legal
         self._legal = int(legal[0])
         self._mask = unpack_sets(legal, NUM_ACTIONS)[0].view(np.int8)
         self._observations: dict[int, np.ndarray] = {}
@@ -284,7 +285,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         vector = self._observations.get(seat)
         if vector is None:
             score = None if self.match is None else self.match.scores
-            vector = self.encoder.encode(self.game, np.array([seat]), score)[0]
+            vector = self.encoder.encode(self.game, np.array([seat]), score, legal=self._legal_bits)[0]
             self._observations[seat] = vector
         return {"observation": vector.copy(), "action_mask": self.action_mask(agent)}
 

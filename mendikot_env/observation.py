@@ -169,6 +169,7 @@ class ObservationEncoder:
         seats: np.ndarray,
         match_score: np.ndarray | None = None,
         out: np.ndarray | None = None,
+        legal: np.ndarray | None = None,
     ) -> np.ndarray:
         """(B, D) float32 observations of ``state``, game b seen by seat ``seats[b]``.
 
@@ -177,6 +178,7 @@ class ObservationEncoder:
             seats: (B,) observing seat per game (absolute seat numbers).
             match_score: optional (B, 2) match points per absolute team.
             out: optional (B, D) float32 array to write into (saves an allocation).
+            legal: optional ``core.legal_bits(state)`` if the caller has it already.
         """
         rules = self.rules
         n, B = rules.n_players, state.batch_size
@@ -194,7 +196,7 @@ class ObservationEncoder:
         planes[:, 1] = CARD_SETS[state.face_down] * (state.hider == seats)
         planes[:, 2] = CARD_SETS[state.open_card]
         planes[:, 3] = CARD_SETS[state.known_card]
-        winning, takers = trick_outlook(state)
+        winning, takers = trick_outlook(state, legal)
         planes[:, 4] = takers * ((seats == state.current) & (state.phase == PLAY))
         mine = planes[:, 0] | planes[:, 1]
         played = np.bitwise_or.reduce(state.played, axis=1)

@@ -35,7 +35,17 @@ from xml.sax.saxutils import escape
 import numpy as np
 
 from . import core
-from .cards import ASK_ACTION, NUM_RANKS, SUIT_NAMES, SUIT_SYMBOLS, TEN_RANK, card_str, parse_card, set_to_cards
+from .cards import (
+    ASK_ACTION,
+    NUM_RANKS,
+    SUIT_NAMES,
+    SUIT_SYMBOLS,
+    TEN_RANK,
+    card_str,
+    parse_card,
+    popcount,
+    set_to_cards,
+)
 from .rules import Rules
 
 # ---------------------------------------------------------------------------- the scene
@@ -190,6 +200,7 @@ def seat_anchors(rules: Rules, bottom: int) -> dict[int, tuple[float, float]]:
 
 
 def seat_name(seat: int, names: Sequence[str] | None) -> str:
+    """Display name of a seat (``player_k`` as in the env, unless names are given)."""
     return names[seat] if names is not None else f"player_{seat}"
 
 
@@ -313,7 +324,7 @@ def table_scene(
     head = "Hand over" if over else f"Trick {min(int(state.trick_no[game]) + 1, rules.n_tricks)}/{rules.n_tricks}"
     lines = [f"Mendikot: {rules.trump} trump, {n} players", head, *_trump_lines(state, game, names)]
     if rules.collection == "dehla":
-        lines.append(f"Middle: {core.popcount(state.middle[game : game + 1])[0] // n} trick(s) face down")
+        lines.append(f"Middle: {int(popcount(state.middle[game : game + 1])[0]) // n} trick(s) face down")
     for i, line in enumerate(lines):
         scene.add(Label(20, 30 + 20 * i, line, 15 if i else 16, INK, bold=i == 0))
     if rules.trump == "open":

@@ -50,9 +50,10 @@ def core_rate(rules: Rules, batch: int, seconds: float, observe: bool, seed: int
         state = core.new_hands(rules, batch, rng)
         plays = 0
         while not state.done.all():
+            bits = core.legal_bits(state)
             if observe:
-                encoder.encode(state, state.current, out=buffer)
-            actions = core.random_legal_actions(core.legal_bits(state), rng)
+                encoder.encode(state, state.current, out=buffer, legal=bits)
+            actions = core.random_legal_actions(bits, rng)
             core.step(state, actions, check=False)
             plays += batch
         return batch, plays

@@ -53,15 +53,15 @@ class MetricsLog:
 
     def plot(self, path: Path) -> Path | None:
         """Learning curve: evaluation win rates (with 95% intervals) against samples."""
-        try:
-            import matplotlib
-
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
+        try:  # a Figure with its own Agg canvas: no pyplot, so a notebook's backend is left alone
+            from matplotlib.backends.backend_agg import FigureCanvasAgg
+            from matplotlib.figure import Figure
         except ImportError:
             return None
         rows = [r for r in self.rows() if any(k.startswith("eval/win_rate_vs_") for k in r)]
-        fig, ax = plt.subplots(figsize=(7, 4))
+        fig = Figure(figsize=(7, 4))
+        FigureCanvasAgg(fig)
+        ax = fig.add_subplot()
         names = sorted({k.removeprefix("eval/win_rate_vs_") for r in rows for k in r if k.startswith("eval/win_rate")})
         for name in names:
             xs = [r["samples"] for r in rows if f"eval/win_rate_vs_{name}" in r]
@@ -78,7 +78,6 @@ class MetricsLog:
         ax.set_title("Self-play training: evaluation in the duplicate arena")
         fig.tight_layout()
         fig.savefig(path, dpi=100)
-        plt.close(fig)
         return path
 
     def progress_bar(self, total_seconds: float, done_seconds: float, enabled: bool) -> _Bar:

@@ -133,7 +133,7 @@ def collect_hands(
         masks = unpack_sets(bits, NUM_ACTIONS).view(bool)
         who = np.where(live, players[rows, seats], -1)
         t1 = time.perf_counter()
-        observations = encoder.encode(state, seats)
+        observations = encoder.encode(state, seats, legal=bits)
         t2 = time.perf_counter()
         stats.seconds_core += t1 - t0
         stats.seconds_encoder += t2 - t1
