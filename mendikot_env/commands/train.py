@@ -15,11 +15,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Train a self-play agent on the batched core. Every Args field is an option.",
     )
     parser.add_argument("--resume", metavar="RUN", default=None, help="continue the run in folder RUN exactly")
-    try:
-        from ..training.loop import Args
-    except ImportError:  # torch missing: the command explains itself when run
-        parser.set_defaults(func=_missing_torch)
-        return
+    from ..training.args import Args
+
     for f in fields(Args):
         flag = "--" + f.name.replace("_", "-")
         default = f.default
@@ -33,13 +30,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def _missing_torch(args: argparse.Namespace) -> int:
-    raise ValueError("training needs torch: pip install -e '.[train]'")
-
-
 def run(args: argparse.Namespace) -> int:
-    from ..training.checkpoint import load_checkpoint
-    from ..training.loop import Args, train
+    try:
+        from ..training.checkpoint import load_checkpoint
+        from ..training.loop import train
+    except ImportError as error:
+        raise ValueError(f"training needs torch: pip install -e '.[train]' ({error})") from None
+    from ..training.args import Args
 
     given = {f.name: getattr(args, f.name) for f in fields(Args) if getattr(args, f.name, None) is not None}
     if args.resume:

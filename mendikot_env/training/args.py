@@ -1,0 +1,100 @@
+"""Every setting of a self-play training run, with why (``mendikot train`` options)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from ..rules import Rules
+
+
+@dataclass
+class Args:
+    """Everything a run depends on; saved in its checkpoints."""
+
+    rules: str = "standard"
+    """rules preset name (the agent learns this variant)"""
+    algorithm: str = "ppo"
+    """ppo (masked PPO, policy + value heads) or dmc (Deep Monte-Carlo: the policy head is Q(s, a))"""
+    epsilon: float = 0.05
+    """dmc only: share of random legal actions while collecting"""
+    out: str = "runs/standard"
+    """run folder: checkpoints, metrics.csv, TensorBoard events, learning_curve.png"""
+    minutes: float = 60.0
+    """wall-clock budget of the run, evaluations and checkpoints included"""
+    max_iterations: int = 0
+    """stop after this many iterations (0: only the time budget counts)"""
+    seed: int = 0
+    """seeds the deals, the seat assignment, the network init and the sampling"""
+    games: int = 1024
+    """hands played at once per collection (the batch of the core)"""
+    hidden: tuple[int, ...] = (256, 128)
+    """sizes of the context torso's hidden layers"""
+    card_hidden: int = 32
+    """width of the per-card scoring network"""
+    learning_rate: float = 3e-4
+    """Adam step size"""
+    epochs: int = 2
+    """passes over each collection"""
+    minibatch: int = 4096
+    """samples per gradient step"""
+    gamma: float = 1.0
+    """discount between a seat's decisions (1: a hand is short and only its result counts)"""
+    gae_lambda: float = 0.95
+    """GAE lambda along a seat's decisions"""
+    tens_reward: float = 0.1
+    """shaping: reward to a team for each ten it takes, as it takes it (0: only the hand's result)"""
+    clip: float = 0.2
+    """PPO ratio clip"""
+    entropy_coef: float = 0.01
+    """entropy bonus, keeps exploring until the policy is sure"""
+    value_coef: float = 0.5
+    """weight of the value loss"""
+    max_grad_norm: float = 0.5
+    """gradient clipping"""
+    imitate_iterations: int = 0
+    """warm start: first iterations imitate the teacher (cross-entropy on its actions, value on results)"""
+    teacher: str = "hard"
+    """rule-based agent imitated during the warm start"""
+    pool_share: float = 0.3
+    """share of the games in which one team is an opponent from the pool"""
+    pool_bots: tuple[str, ...] = ("hard",)
+    """rule-based agents always in the pool"""
+    pool_bot_share: float = 0.5
+    """share of the pool games played against the rule-based agents (the rest: snapshots)"""
+    snapshot_every: int = 25
+    """iterations between frozen snapshots of the learner added to the pool"""
+    pool_snapshots: int = 4
+    """snapshots kept in the pool (oldest dropped)"""
+    eval_every_minutes: float = 10.0
+    """minutes between duplicate-arena evaluations"""
+    eval_deals: int = 400
+    """deal pairs per evaluation (each deal played twice)"""
+    eval_opponents: tuple[str, ...] = ("random", "hard")
+    """agents the learner is evaluated against"""
+    checkpoint_every_minutes: float = 2.0
+    """minutes between checkpoints (a crash loses at most this much work)"""
+    device: str = "cpu"
+    """torch device: cpu, cuda, cuda:1, mps ..."""
+    threads: int = 0
+    """torch CPU threads (0: all cores given to the process)"""
+    progress: bool = True
+    """show a progress bar"""
+
+    def __post_init__(self) -> None:
+        Rules.preset(self.rules)  # a clear error for an unknown preset, before any work
+        if self.algorithm not in ("ppo", "dmc"):
+            raise ValueError(f"Args.algorithm {self.algorithm!r} is not allowed; choose 'ppo' or 'dmc'")
+        for name in ("games", "epochs", "minibatch"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"Args.{name} must be at least 1, got {getattr(self, name)}")
+        for name in ("pool_share", "pool_bot_share"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"Args.{name} must be in [0, 1], got {getattr(self, name)}")
+        self.hidden = tuple(int(h) for h in self.hidden)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> Args:
+        known = {f.name for f in fields(cls)}
+        clean = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items() if k in known}
+        return cls(**clean)
