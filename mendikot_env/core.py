@@ -542,21 +542,77 @@ def trick_outlook(state: State, legal: np.ndarray | None = None) -> tuple[np.nda
     winner = np.argmax(strength, axis=1)
     winning = np.where(empty, NO_SEAT, winner)
     best = strength[_rows(state.batch_size), winner]
-    # Per suit (B, 4): the strength a card of that suit adds to its rank, hence the lowest
-    # rank of the suit that beats the best card so far.
-    led, trump = state.led_suit[:, None], state.trump[:, None]
-    follows = led == _SUITS
-    counts = trump == _SUITS
-    if state.rules.trump == "cut":
-        counts |= (trump < 0) & (led >= 0) & ~follows
-    base = NUM_RANKS * follows + 2 * NUM_RANKS * (counts | (follows & (led == trump)))
-    lowest_rank = np.minimum(np.maximum(best[:, None] - base + 1, 0), NUM_RANKS)  # np.clip is slow on small arrays
+    lowest_rank = beating_ranks(best, state.led_suit, state.trump, state.rules.trump == "cut")  # (B, 4)
     takers = np.bitwise_or.reduce(RANKS_FROM[_SUITS, lowest_rank], axis=1)
     legal = (legal_bits(state) if legal is None else legal) & ~ASK_BIT
     return winning, np.where(empty, legal, legal & takers)
 
 
+def if_played(cards: np.ndarray, led: np.ndarray, trump: np.ndarray, cut: bool) -> tuple[np.ndarray, np.ndarray]:
+    """What-if: the strength each card would have if played to the trick now, and the trump after.
+
+    Bots use it to ask whether a card would beat another one (compare strengths) and, with
+    :func:`beating_ranks`, which cards still to come would beat it.
+
+    Args:
+        cards: (...) card ids.
+        led: suit led to the trick, broadcastable to ``cards``; NO_SUIT where the card would
+            lead (it then follows its own suit).
+        trump: trump suit or NO_SUIT, broadcastable to ``cards``.
+        cut: the rules set trump by the cut (``trump="cut"``): while no trump is set, a card
+            that fails to follow sets it and counts as a trump.
+
+    Returns:
+        (strength, trump_after), both shaped like ``cards``: the card's :func:`card_strength`
+        in the trick (comparable with the strengths of the cards already in it), and the
+        trump suit once it is played. A card played now counts as a trump when it is of the
+        trump suit (band hukum: only cards played before the reveal do not, and those are
+        already in the trick).
+
+    Example:
+        >>> strength, _ = if_played(np.array([[12, 25]]), np.array([0]), np.array([1]), cut=False)
+        >>> (strength[0, 1] > strength[0, 0]).item()  # the 2 of trumps beats the ace led
+        True
+    """
+    cards = np.asarray(cards)
+    suit = cards // NUM_RANKS
+    led = np.where(np.asarray(led) < 0, suit, led)
+    trump = np.broadcast_to(np.asarray(trump), cards.shape)
+    if cut:
+        trump = np.where((trump < 0) & (suit != led), suit, trump)
+    flat = cards.reshape(-1, 1)
+    counts = CARD_SETS[flat[:, 0]] * (suit == trump).reshape(-1)
+    strength = card_strength(flat, led.reshape(-1), trump.reshape(-1), counts)
+    return strength.reshape(cards.shape), trump
+
+
+def beating_ranks(strength: np.ndarray, led: np.ndarray, trump: np.ndarray, cut: bool) -> np.ndarray:
+    """(..., 4) the lowest rank of each suit whose cards, played now, beat a card of ``strength``.
+
+    NUM_RANKS where no card of the suit would. ``strength`` (...) is a :func:`card_strength`
+    (the best in the trick so far, or a card's :func:`if_played` strength); ``led``, ``trump``
+    and ``cut`` describe the trick as in :func:`if_played` and broadcast to ``strength``.
+    """
+    # Within a suit the strength of a card is its rank plus the same base (card_strength).
+    base = _SUIT_BASE[np.asarray(led) + 1, np.asarray(trump) + 1, int(cut)]
+    return np.minimum(np.maximum(np.asarray(strength)[..., None] - base + 1, 0), NUM_RANKS)  # np.clip is slow here
+
+
 _SUITS = np.arange(4)
+# (5, 5, 2, 4) if_played strength of the rank-0 card of each suit, by led suit + 1, trump + 1
+# and cut: beating_ranks looks it up (it is on the encoder's hot path).
+_SUIT_BASE = np.stack(
+    [
+        if_played(
+            np.broadcast_to(_SUITS * NUM_RANKS, (5, 5, 4)),
+            np.arange(-1, 4)[:, None, None],
+            np.arange(-1, 4)[None, :, None],
+            cut,
+        )[0]
+        for cut in (False, True)
+    ],
+    axis=2,
+)
 
 
 def _start_turns(state: State, games: np.ndarray) -> None:

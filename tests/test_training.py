@@ -226,3 +226,24 @@ def test_neural_agent_sampling_is_seeded() -> None:
     first = NeuralAgent(network, rules, greedy=False, seed=5).act(obs, masks)
     second = NeuralAgent(network, rules, greedy=False, seed=5).act(obs, masks)
     assert np.array_equal(first, second)
+
+
+def test_duplicate_baseline_cancels_the_cards_when_the_learner_plays_like_the_bot() -> None:
+    from mendikot_env.observation import ObservationEncoder
+    from mendikot_env.training.selfplay import LEARNER, collect_hands
+
+    rules = Rules()
+    bot = agents.RuleBasedAgent(rules, "medium")  # no seed: deterministic tie-breaks
+    twin = agents.RuleBasedAgent(rules, "medium")
+
+    def policy(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        zeros = np.zeros(len(observations), dtype=np.float32)
+        return twin.act(observations, masks), zeros, zeros
+
+    common = {"pool_share": 1.0, "gamma": 1.0, "gae_lambda": 1.0, "tens_reward": 0.0}
+    encoder = ObservationEncoder(rules)
+    samples, stats = collect_hands(rules, policy, [bot], 64, np.random.default_rng(4), encoder, duplicate=1, **common)
+    assert stats.pool_hands == 64 and LEARNER == 0
+    assert np.all(samples.outcomes == 0.0), "same cards, same play: the duplicate reward is exactly zero"
+    plain, _ = collect_hands(rules, policy, [bot], 64, np.random.default_rng(4), encoder, duplicate=0, **common)
+    assert np.any(plain.outcomes != 0.0), "without the baseline the cards decide the reward"

@@ -62,6 +62,8 @@ class Args:
     """rule-based agents always in the pool"""
     pool_bot_share: float = 0.5
     """share of the pool games played against the rule-based agents (the rest: snapshots)"""
+    duplicate_baseline: bool = True
+    """against a bot, reward the learner's result minus the bot's own result on the same deal"""
     snapshot_every: int = 25
     """iterations between frozen snapshots of the learner added to the pool"""
     pool_snapshots: int = 4

@@ -226,6 +226,7 @@ def train(args: Args, resume: bool = False) -> Path:
             args.gae_lambda,
             args.tens_reward,
             pool_weights(len(bots), len(opponents) - len(bots), args.pool_bot_share),
+            len(bots) if args.duplicate_baseline and not imitating else 0,
         )
 
         # 2. Update: clipped PPO on every learner decision, advantages normalised per batch.

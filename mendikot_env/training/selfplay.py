@@ -95,6 +95,7 @@ def collect_hands(
     gae_lambda: float,
     tens_reward: float = 0.0,
     opponent_weights: np.ndarray | None = None,
+    duplicate: int = 0,
 ) -> tuple[Samples, CollectStats]:
     """Play ``n_games`` full hands and return the learner's decisions with advantages.
 
@@ -118,6 +119,7 @@ def collect_hands(
     state = core.new_hands(rules, n_games, rng)
     weights = np.ones(len(opponents)) if opponent_weights is None else np.asarray(opponent_weights, dtype=float)
     players = assign_players(n_games, n, weights, pool_share, rng)
+    dealt = state.copy() if duplicate else None
     stats.seconds_core += time.perf_counter() - t0
     rows = np.arange(n_games)
     steps: list[dict[str, np.ndarray]] = []
@@ -175,6 +177,10 @@ def collect_hands(
 
     results = core.hand_results(state)
     rewards = team_rewards(rules, results, "win")  # (B, 2)
+    if dealt is not None:
+        t0 = time.perf_counter()
+        rewards -= duplicate_baseline(rules, dealt, players, opponents[:duplicate], encoder, tens_reward)
+        stats.seconds_opponents += time.perf_counter() - t0
     advantages, outcomes = seat_gae(steps, shaping, rewards, n_games, n, gamma, gae_lambda)
     samples = Samples(
         observations=np.concatenate([s["observations"] for s in steps]),
@@ -195,6 +201,35 @@ def collect_hands(
     stats.decisions = len(samples)
     stats.seconds_total = time.perf_counter() - start
     return samples, stats
+
+
+def duplicate_baseline(
+    rules: Rules,
+    dealt: core.State,
+    players: np.ndarray,
+    bots: Sequence[object],
+    encoder: ObservationEncoder,
+    tens_reward: float,
+) -> np.ndarray:
+    """(B, 2) what each team would have scored had the bot played it too, in the games where
+    a bot was the opponent (0 elsewhere): every such deal is replayed bot against bot.
+
+    Each team's baseline is its hand result plus the tens shaping it would have collected.
+    """
+    from ..arena import play_hands  # the arena's batched play of agents
+
+    baseline = np.zeros((players.shape[0], 2))
+    opponent = players.max(axis=1)  # the opponent of each game (LEARNER = 0 where none)
+    for k, bot in enumerate(bots, start=1):
+        games = np.flatnonzero(opponent == k)
+        if games.size == 0:
+            continue
+        replay = dealt.select(games)
+        play_hands(replay, [bot], np.zeros((games.size, 2), dtype=np.int64), encoder)
+        results = core.hand_results(replay)
+        tens, _ = core.team_counts(replay)
+        baseline[games] = team_rewards(rules, results, "win") + tens_reward * (tens - tens[:, ::-1])
+    return baseline
 
 
 def seat_gae(
