@@ -37,6 +37,7 @@ from math import lgamma
 
 import numpy as np
 
+from mendikot_env import core
 from mendikot_env.cards import ASK_ACTION, NUM_ACTIONS, NUM_CARDS, NUM_RANKS, TEN_RANK
 from mendikot_env.observation import observation_layout
 from mendikot_env.rules import Rules
@@ -246,31 +247,22 @@ class RuleBasedAgent:
         valid = t.hand[rows[:, None], cards]
         c_suit, c_rank, c_ten = SUIT[cards], RANK[cards], IS_TEN[cards]
 
-        # ---- the trick so far: who is winning and with what.
+        # ---- the trick so far (the core's outlook, read from the observation): who is
+        # winning, and will it hold?
         tc = np.where(t.trick_card >= 0, t.trick_card, 0)
-        counts = self._trick_trumps(t, SUIT[tc])
-        led_trump = (t.led >= 0) & (t.led == t.trump)
-        follows_t = SUIT[tc] == t.led[:, None]
-        t_trump = counts | (follows_t & led_trump[:, None])
-        t_score = np.where(t.trick_card >= 0, RANK[tc] + NUM_RANKS * follows_t + 2 * NUM_RANKS * t_trump, -1)
-        winner = t_score.argmax(axis=1)
-        best = t_score[rows, winner]
         trick_tens = (IS_TEN[tc] & (t.trick_card >= 0)).sum(axis=1)
-        partner_win = ~t.leading & (winner % 2 == 0)
-        p_partner = self._hold_chance(
-            t, tc[rows, winner][:, None], t_trump[rows, winner][:, None], np.maximum(t.led, 0)[:, None]
-        )[:, 0]
+        partner_win = ~t.leading & (t.winning % 2 == 0)
+        # The what-if of the winning card gives its strength in the trick: a card that wins
+        # without following counts as a trump, so it is of the trump suit, and a card that
+        # follows counts as one only when trump was led. (Leading: a placeholder, unused.)
+        winning_card = tc[rows, np.maximum(t.winning, 0)][:, None]
+        p_partner = self._hold_chance(t, winning_card, t.led[:, None])[:, 0]
 
-        # ---- each candidate card: does it take the lead of the trick, and will it hold?
+        # ---- each candidate card: does it take the lead of the trick (the core's outlook),
+        # and will it hold?
         follows = c_suit == np.where(t.leading, -1, t.led)[:, None]
-        c_trump = ((t.trump >= 0)[:, None] & (c_suit == t.trump[:, None])) | (
-            (t.cut_open & ~t.leading)[:, None] & ~follows
-        )
-        c_trump |= follows & led_trump[:, None]
-        c_score = c_rank + NUM_RANKS * follows + 2 * NUM_RANKS * c_trump
-        wins_now = t.leading[:, None] | (c_score > best[:, None])
-        suit_played = np.where(t.leading[:, None], c_suit, t.led[:, None])
-        p_keep = self._hold_chance(t, cards, c_trump, suit_played)
+        wins_now = t.take_lead[rows[:, None], cards]
+        p_keep = self._hold_chance(t, cards, t.led[:, None])
         partner_later = np.where(t.partner_after.any(axis=1), 0.15 if spec.memory else 0.0, 0.0)
         p_other = np.where(partner_win, p_partner, partner_later)
         p = np.where(wins_now, np.maximum(p_keep, np.where(partner_win, p_partner, 0.0)[:, None]), p_other[:, None])
@@ -300,7 +292,7 @@ class RuleBasedAgent:
             # A card is worth the tricks it would win later (about its chance to hold if led
             # now), a trump also its ruffs; a ten in hand is worth the chance that it ends
             # up with my team anyway. Playing a card pays only when now beats later.
-            as_lead = self._hold_chance(t, cards, in_trumps, c_suit, lead=True)
+            as_lead = self._hold_chance(t, cards, core.NO_SUIT, lead=True)
             later = np.minimum(spec.decay * as_lead, 1.0)
             later = np.where(in_trumps, 0.5 + 0.5 * later, later)
             win0, lose0 = self._outcomes(t, np.zeros((B, 1)))
@@ -318,7 +310,8 @@ class RuleBasedAgent:
 
         # ---- cut hukum: the first card off suit chooses trump for the hand.
         if rules.trump == "cut":
-            cut_now = (t.cut_open & ~t.leading)[:, None] & ~follows
+            _, trump_after = core.if_played(cards, t.led[:, None], t.trump[:, None], cut=True)
+            cut_now = trump_after != t.trump[:, None]
             strength = self._suit_strength(t.hand)
             strength = strength - strength.mean(axis=1, keepdims=True)
             utility = utility + spec.cut_weight * cut_now * np.take_along_axis(strength, c_suit, axis=1)
@@ -354,67 +347,44 @@ class RuleBasedAgent:
         # Scale: a ten early in the hand is worth about one unit, as in the fixed values.
         return 2.0 * (w0 + frac * (w1 - w0)), 2.0 * (l0 + frac * (l1 - l0))
 
-    def _trick_trumps(self, t: _Table, t_suit: np.ndarray) -> np.ndarray:
-        """(B, n) which trick cards count as trumps.
-
-        Band hukum: trump-suit cards played before the reveal do not count. The observation
-        does not say in which trick the reveal came, so a reveal by a seat that has shown out
-        of the suit led is taken to be this trick's (the usual case).
-        """
-        n, trump, led = self.n, t.trump, t.led
-        counts = (trump[:, None] >= 0) & (t_suit == trump[:, None]) & (t.trick_card >= 0)
-        if self.rules.trump != "band":
-            return counts
-        rev = t.revealed_by
-        rows = np.arange(t.B)
-        pos = (np.arange(n)[None, :] - t.leader[:, None]) % n
-        rev_pos = (rev - t.leader) % n
-        revc = np.maximum(rev, 0)
-        lead_suit = np.maximum(led, 0)
-        me_void = ~t.hand.reshape(-1, 4, NUM_RANKS)[rows, lead_suit].any(axis=1)
-        in_trick = np.where(rev == 0, me_void, t.trick_card[rows, revc] >= 0) & np.where(
-            rev == 0, True, t.shown_out[rows, revc, lead_suit]
-        )
-        this_trick = (rev >= 0) & (led >= 0) & in_trick
-        early = this_trick[:, None] & (pos < rev_pos[:, None]) & (t_suit != led[:, None])
-        return counts & ~early
-
-    def _hold_chance(
-        self, t: _Table, card: np.ndarray, card_trump: np.ndarray, suit_played: np.ndarray, lead: bool = False
-    ) -> np.ndarray:
+    def _hold_chance(self, t: _Table, card: np.ndarray, led: np.ndarray, lead: bool = False) -> np.ndarray:
         """(B, K) chance that no opponent still to play beats ``card`` (were it winning).
 
-        Two threats: an opponent follows with a higher unseen card of the suit, or an
-        opponent void in the suit ruffs (with a higher trump; with any card while a cut is
-        open; by asking and trumping while the band card is face down).
+        ``card`` is played to a trick led in ``led`` (NO_SUIT: it leads); ``lead=True``: as
+        if it were led now, with every opponent still to play. Two threats: an opponent
+        follows with a card that beats it, or an opponent void in the suit ruffs with one
+        (with any card while a cut is open; by asking and trumping while the band card is
+        face down). Which cards would beat it is the core's what-if (:func:`core.if_played`,
+        :func:`core.beating_ranks`); where they lie is the card-location model.
         """
         spec = self.spec
         B = card.shape[0]
-        sp = suit_played
-        higher = np.take_along_axis(t.hi_unseen, card, axis=1)
-        ruffing = card_trump & (SUIT[card] != sp)  # a ruff is not beaten by followers
+        cut = self.rules.trump == "cut"
+        led = np.broadcast_to(led, card.shape)
+        strength, trump = core.if_played(card, led, t.trump[:, None], cut)  # trump: once it is played
+        sp = np.where(led < 0, SUIT[card], led)  # the suit led
+        lowest = core.beating_ranks(strength, sp, trump, cut)  # (B, K, 4): per suit, the lowest rank that beats it
         opps = [k for k in range(1, self.n, 2)]
-        after = np.ones_like(t.opp_after) if lead else t.opp_after  # lead=True: as if leading it now
+        after = np.ones_like(t.opp_after) if lead else t.opp_after
         safe = np.ones(card.shape)
+        follow_beaters = t.beaters(sp, lowest)
         for k in opps:
-            follow = t.p_holds(k, sp, np.where(ruffing, 0, higher))
+            follow = t.p_holds(k, sp, follow_beaters)
             safe = safe * np.where(after[:, k, None], 1 - follow, 1.0)
         if not self.spec.memory:
             return safe
 
-        # Ruffs: the chance an opponent holds a trump that beats the card.
-        trump = t.trump
-        tsuit = np.broadcast_to(np.maximum(trump, 0)[:, None], card.shape)
-        n_trumps = t.unseen_in_suit[np.arange(B), np.maximum(trump, 0)][:, None]
-        beat_by = np.where(card_trump & (SUIT[card] == tsuit), higher, n_trumps)
-        own_suit = SUIT[card] * np.ones(card.shape, np.int64)
+        # Ruffs: the chance a void opponent holds a trump that beats the card.
+        tsuit = np.maximum(trump, 0)
+        ruff_beaters = t.beaters(tsuit, lowest)
+        can_ruff = (trump >= 0) & (sp != trump)
+        cut_open = cut & (trump < 0)  # any card of a void opponent would set trump and beat it
         priv = np.broadcast_to(np.maximum(t.private, 0)[:, None], card.shape)
         priv_n = t.unseen_in_suit[np.arange(B), np.maximum(t.private, 0)][:, None] * np.ones(card.shape, np.int64)
         for k in opps:
             void = t.p_void(k)[np.arange(B)[:, None], sp]
-            has = np.where((trump >= 0)[:, None] & (sp != tsuit), t.p_holds(k, tsuit, beat_by), 0.0)
-            cut = np.where(card_trump, t.p_holds(k, own_suit, higher), 1.0)
-            has = np.where(t.cut_open[:, None], cut, has)
+            has = np.where(can_ruff, t.p_holds(k, tsuit, ruff_beaters), 0.0)
+            has = np.where(cut_open, 1.0, has)
             if self.spec.location:
                 hidden = np.where(
                     (t.private >= 0)[:, None], np.where(sp == priv, 0.0, t.p_holds(k, priv, priv_n)), spec.p_hidden
@@ -458,8 +428,10 @@ class _Table:
         self.led = _index(v(obs, "led_suit"))
         self.trump = _index(v(obs, "trump_suit"))
         self.hider = _index(v(obs, "hider"))
-        self.revealed_by = _index(v(obs, "revealed_by"))
-        self.leader = np.maximum(_index(v(obs, "leader")), 0)
+        # The core's trick outlook: the relative seat winning the trick so far (-1 when I
+        # lead) and my legal cards that would take the lead if played now.
+        self.winning = _index(v(obs, "winning"))
+        self.take_lead = v(obs, "take_lead") > 0.5
         trump_state = v(obs, "trump_state").argmax(axis=1)  # 0 none, 1 face down, 2 known
         self.tens = v(obs, "tens").argmax(axis=2)  # (B, 2): mine, theirs
         self.tricks = np.rint(v(obs, "tricks") * rules.n_tricks).astype(np.int64)
@@ -472,7 +444,6 @@ class _Table:
         self.partner_after = is_after & (rel % 2 == 0)[None, :]
         self.hidden = (trump_state == 1) & (self.trump < 0)  # band card face down
         self.private = np.where(self.face_down.any(axis=1), self.face_down.argmax(axis=1) // NUM_RANKS, -1)
-        self.cut_open = (rules.trump == "cut") & (self.trump < 0)
 
         # What is still in the other hands: everything not played and not mine.
         if spec.memory:
@@ -484,9 +455,11 @@ class _Table:
             voids = np.zeros_like(self.shown_out)
         self.unseen = ~gone & ~self.hand & ~self.face_down & agent.in_pack[None, :]
         u_suit = self.unseen.reshape(B, 4, NUM_RANKS)
-        above = np.cumsum(u_suit[:, :, ::-1], axis=2)[:, :, ::-1] - u_suit
-        self.hi_unseen = above.reshape(B, NUM_CARDS)  # unseen cards of the card's suit ranked above it
-        self.unseen_in_suit = u_suit.sum(axis=2)  # (B, 4)
+        from_rank = np.zeros((B, 4, NUM_RANKS + 1), np.int64)
+        from_rank[:, :, :NUM_RANKS] = np.cumsum(u_suit[:, :, ::-1], axis=2)[:, :, ::-1]
+        self.unseen_from = from_rank  # (B, 4, 14) unseen cards of each suit of rank >= r
+        self.hi_unseen = from_rank[:, :, 1:].reshape(B, NUM_CARDS)  # unseen cards of the card's suit ranked above it
+        self.unseen_in_suit = from_rank[:, :, 0]  # (B, 4)
         self.voids = voids
 
         # Card-location model: cards left in each other hand, and the room for each suit.
@@ -500,6 +473,13 @@ class _Table:
         self.room = np.maximum(room, self.unseen_in_suit)
         self._void_cache: dict[int, np.ndarray] = {}
         self._holds_cache: dict[int, np.ndarray] = {}
+
+    def beaters(self, suit: np.ndarray, lowest: np.ndarray) -> np.ndarray:
+        """(B, K) unseen cards of ``suit`` (B, K) that would beat a card, given the lowest rank
+        of each suit that beats it (B, K, 4) from :func:`core.beating_ranks`."""
+        rank = np.take_along_axis(lowest, suit[..., None], axis=2)[..., 0]
+        flat = (np.arange(self.B)[:, None] * 4 + suit) * (NUM_RANKS + 1) + rank
+        return self.unseen_from.reshape(-1)[flat]
 
     def p_void(self, k: int) -> np.ndarray:
         """(B, 4) chance that relative seat ``k`` holds no card of each suit."""

@@ -594,13 +594,13 @@ def beating_ranks(strength: np.ndarray, led: np.ndarray, trump: np.ndarray, cut:
     and ``cut`` describe the trick as in :func:`if_played` and broadcast to ``strength``.
     """
     # Within a suit the strength of a card is its rank plus the same base (card_strength).
-    base = _SUIT_BASE[np.asarray(led) + 1, np.asarray(trump) + 1, int(cut)]
+    base = np.take(_SUIT_BASE[int(cut)], (np.asarray(led) + 1) * 5 + np.asarray(trump) + 1, axis=0)
     return np.minimum(np.maximum(np.asarray(strength)[..., None] - base + 1, 0), NUM_RANKS)  # np.clip is slow here
 
 
 _SUITS = np.arange(4)
-# (5, 5, 2, 4) if_played strength of the rank-0 card of each suit, by led suit + 1, trump + 1
-# and cut: beating_ranks looks it up (it is on the encoder's hot path).
+# (2, 25, 4) if_played strength of the rank-0 card of each suit, by cut and (led suit + 1) * 5
+# + trump + 1: beating_ranks looks it up (it is on the encoder's hot path).
 _SUIT_BASE = np.stack(
     [
         if_played(
@@ -608,10 +608,9 @@ _SUIT_BASE = np.stack(
             np.arange(-1, 4)[:, None, None],
             np.arange(-1, 4)[None, :, None],
             cut,
-        )[0]
+        )[0].reshape(25, 4)
         for cut in (False, True)
-    ],
-    axis=2,
+    ]
 )
 
 

@@ -128,6 +128,42 @@ def test_cut_a_second_void_overtrumps_the_cut_in_the_same_trick() -> None:
     assert int(state.trump[0]) == D  # trump set once for the hand
 
 
+def trick_strength(state: core.State) -> np.ndarray:
+    """(B, n) card_strength of the cards in each game's current trick."""
+    return core.card_strength(state.trick_cards, state.led_suit, state.trump, state.trick_trumps)
+
+
+def test_what_if_a_cut_sets_trump_and_only_a_higher_trump_beats_it() -> None:
+    """core.if_played and core.beating_ranks (the what-if the bots use) on Example 1's first trick."""
+    state = deal_one(Rules(), EXAMPLE1_HANDS, dealer=3)
+    act(state, "AS 3S TS")
+    best = trick_strength(state).max(axis=1)
+    strength, trump_after = core.if_played(
+        np.array([cards("5H 2S")]), state.led_suit[:, None], state.trump[:, None], cut=True
+    )
+    assert strength[0, 0] > best[0] > strength[0, 1]  # the 5H would cut and win, the 2S would not
+    assert trump_after.tolist() == [[H, core.NO_SUIT]]  # the 5H would set hearts as trump
+    # Any club, diamond or heart played now would cut and win; no spade beats the ace.
+    assert core.beating_ranks(best, state.led_suit, state.trump, cut=True).tolist() == [[0, 0, 0, 13]]
+    real = state.copy()
+    act(real, "5H")
+    assert int(real.trump[0]) == H and int(real.trick_winners[0, 0]) == 3  # as the what-if said
+    # Once hearts are trump only a higher heart beats the 5H; a club or diamond is a discard.
+    assert core.beating_ranks(strength[:, 0], state.led_suit, trump_after[:, 0], cut=True).tolist() == [[13, 13, 4, 13]]
+
+
+def test_what_if_band_a_trump_played_now_counts_one_played_before_the_reveal_does_not() -> None:
+    state = band_state()
+    act(state, "AS AH 2S ASK")  # the AH, played before seat 3 asked, is not a trump
+    strength = trick_strength(state)[0]
+    assert strength.argmax() == 0  # the AS is winning
+    now, _ = core.if_played(np.array([cards("3H AH")]), state.led_suit[:, None], state.trump[:, None], cut=False)
+    assert (now[0] > strength.max()).all() and now[0, 1] > strength[1]  # any heart played now is a trump
+    assert core.beating_ranks(strength.max()[None], state.led_suit, state.trump, cut=False).tolist() == [
+        [13, 13, 0, 13]
+    ]
+
+
 @pytest.mark.parametrize(("third", "winner"), [("AH", 2), ("4H", 1)])
 def test_example2_open_trump_follow_suit_without_beating(third: str, winner: int) -> None:
     hands = [

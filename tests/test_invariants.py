@@ -234,6 +234,58 @@ def test_random_play_invariants(name: str) -> None:
         assert tracker.asks.sum() > 0
 
 
+@pytest.mark.parametrize("name", [name for name in sorted(VARIANTS) if "-mendikot-" in name])
+def test_what_if_agrees_with_playing_the_card(name: str) -> None:
+    """core.if_played and core.beating_ranks (the what-if the bots use) against the core
+    itself: each legal card, played in a copy, takes the lead exactly when its what-if
+    strength beats the best so far, with that strength and the trump it said; and
+    beating_ranks agrees with if_played on every card of the pack. (The collection does not
+    change how a trick is won.)"""
+    rules = VARIANTS[name]
+    rng = np.random.default_rng([11, sorted(VARIANTS).index(name)])
+    B = 32
+    rows = np.arange(B)
+    state = core.new_hands(rules, B, rng)
+    cut = rules.trump == "cut"
+    pack = np.broadcast_to(np.arange(52), (B, 52))
+    while not state.done.all():
+        bits = core.legal_bits(state)
+        led, trump = state.led_suit, state.trump
+        best = core.card_strength(state.trick_cards, led, trump, state.trick_trumps).max(axis=1)
+        started = state.trick_size > 0
+        strength, _ = core.if_played(pack, led[:, None], trump[:, None], cut)
+        lowest = core.beating_ranks(best, led, trump, cut)
+        beats = pack % 13 >= lowest[rows[:, None], pack // 13]
+        assert (beats == (strength > best[:, None]))[started].all()
+
+        playing = state.phase == core.PLAY
+        flags = core.unpack_sets(bits & ~np.uint64(1 << ASK_ACTION), 52).astype(bool)
+        order = np.argsort(~flags, axis=1, kind="stable")
+        for k in range(rules.hand_size):  # the k-th legal card of every game at once
+            active = playing & (flags.sum(axis=1) > k)
+            if not active.any():
+                break
+            card = order[:, k]
+            now, trump_after = core.if_played(card[:, None], led[:, None], trump[:, None], cut)
+            after = state.copy()
+            core.step(after, np.where(active, card, 0), active=active)
+            seat = state.current
+            done = after.trick_no > state.trick_no
+            winner = np.where(
+                done,
+                after.trick_winners[rows, np.minimum(state.trick_no, rules.n_tricks - 1)],
+                core.trick_outlook(after)[0],
+            )
+            takes = ~started | (now[:, 0] > best)
+            assert (takes == (winner == seat))[active].all()
+            same_trump = active & ~done & (after.trump == trump_after[:, 0])  # not changed by a band reveal after it
+            in_trick = core.card_strength(after.trick_cards, after.led_suit, after.trump, after.trick_trumps)
+            assert (in_trick[rows, seat] == now[:, 0])[same_trump].all()
+            if rules.trump != "band":
+                assert (after.trump == trump_after[:, 0])[active].all()
+        core.step(state, np.maximum(core.random_legal_actions(bits, rng), 0))
+
+
 @pytest.mark.parametrize("rules", [Rules(), Rules(trump="band"), Rules(n_players=6, collection="dehla")], ids=str)
 def test_finished_games_ignore_their_actions(rules: Rules) -> None:
     rng = np.random.default_rng(3)
