@@ -25,6 +25,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_rules_arguments(parser)
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1, 64, 1024, 8192], help="core batch sizes")
     parser.add_argument("--seconds", type=float, default=2.0, help="time spent on each measurement")
+    parser.add_argument(
+        "--training",
+        action="store_true",
+        help="instead: experience collection of the trainer (needs torch) at its default batch",
+    )
     parser.set_defaults(func=run)
 
 
@@ -83,9 +88,62 @@ def aec_rate(rules: Rules, seconds: float, wrapped: bool, seed: int = 0) -> floa
     return _timed(play_once, seconds)[1]
 
 
+def training_rate(rules: Rules, seconds: float, pool: bool) -> dict[str, float]:
+    """Decisions/s of the trainer's experience collection and where the time goes.
+
+    ``pool=False``: pure self-play (every decision is the network's); ``pool=True``: the
+    default opponent pool (rule-based bots with the duplicate baseline, snapshots).
+    """
+    import torch
+
+    from agents import make
+
+    from ..training.args import Args
+    from ..training.loop import build_network, make_policy, network_spec, pool_weights
+    from ..training.selfplay import collect_hands
+
+    args = Args(rules="standard")
+    network = build_network(rules, network_spec(rules, args)).eval()
+    policy = make_policy(network, torch.device("cpu"), torch.Generator().manual_seed(0), args)
+    bots = [make(name, rules, seed=0) for name in args.pool_bots] if pool else []
+    encoder = ObservationEncoder(rules)
+    rng = np.random.default_rng(0)
+    share = args.pool_share if pool else 0.0
+    totals = {"decisions": 0.0, "samples": 0.0, "core": 0.0, "encoder": 0.0, "network": 0.0, "opponents": 0.0}
+    spent = 0.0
+    while spent < seconds:
+        _, stats = collect_hands(
+            rules, policy, bots, args.games, rng, encoder, share, args.gamma, args.gae_lambda,
+            args.tens_reward, pool_weights(len(bots), 0, args.pool_bot_share), len(bots),
+        )  # fmt: skip
+        spent += stats.seconds_total
+        totals["decisions"] += stats.all_decisions
+        totals["samples"] += stats.decisions
+        for key in ("core", "encoder", "network", "opponents"):
+            totals[key] += getattr(stats, f"seconds_{key}")
+    return {
+        "decisions/s": totals["decisions"] / spent,
+        "samples/s": totals["samples"] / spent,
+        **{f"share {key}": totals[key] / spent for key in ("core", "encoder", "network", "opponents")},
+    }
+
+
 def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     print(f"rules: {rules}")
+    if args.training:
+        import torch
+
+        print(f"trainer experience collection, batch {1024} hands, torch threads {torch.get_num_threads()}")
+        for pool in (False, True):
+            rates = training_rate(rules, args.seconds, pool)
+            label = "with the default opponent pool" if pool else "pure self-play"
+            shares = ", ".join(f"{k.removeprefix('share ')} {100 * v:.0f}%" for k, v in rates.items() if "share" in k)
+            print(
+                f"{label:<32} {rates['decisions/s']:>9,.0f} decisions/s  {rates['samples/s']:>9,.0f} samples/s  "
+                f"(time: {shares}, rest: bookkeeping)"
+            )
+        return 0
     print(f"{'measure':<34}{'B':>6}{'hands/s':>12}{'plays/s':>14}")
     for observe in (False, True):
         label = "core + acting seat's observation" if observe else "core (masks + random legal play)"

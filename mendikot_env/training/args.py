@@ -36,31 +36,31 @@ class Args:
     """Adam step size"""
     epochs: int = 2
     """passes over each collection"""
-    minibatch: int = 4096
+    minibatch: int = 2048
     """samples per gradient step"""
     gamma: float = 1.0
     """discount between a seat's decisions (1: a hand is short and only its result counts)"""
     gae_lambda: float = 0.95
     """GAE lambda along a seat's decisions"""
-    tens_reward: float = 0.1
+    tens_reward: float = 0.2
     """shaping: reward to a team for each ten it takes, as it takes it (0: only the hand's result)"""
     clip: float = 0.2
     """PPO ratio clip"""
-    entropy_coef: float = 0.01
+    entropy_coef: float = 0.005
     """entropy bonus, keeps exploring until the policy is sure"""
     value_coef: float = 0.5
     """weight of the value loss"""
     max_grad_norm: float = 0.5
     """gradient clipping"""
-    imitate_iterations: int = 0
+    imitate_iterations: int = 50
     """warm start: first iterations imitate the teacher (cross-entropy on its actions, value on results)"""
     teacher: str = "hard"
     """rule-based agent imitated during the warm start"""
-    pool_share: float = 0.3
+    pool_share: float = 0.8
     """share of the games in which one team is an opponent from the pool"""
     pool_bots: tuple[str, ...] = ("hard",)
     """rule-based agents always in the pool"""
-    pool_bot_share: float = 0.5
+    pool_bot_share: float = 0.75
     """share of the pool games played against the rule-based agents (the rest: snapshots)"""
     duplicate_baseline: bool = True
     """against a bot, reward the learner's result minus the bot's own result on the same deal"""
