@@ -7,29 +7,11 @@ import random
 
 import pytest
 from reference import ASK, ReferenceGame, hand_winner, next_dealer, pack, play_random, random_deal
+from support import card, cards, h
 
 from mendikot_env.rules import Rules
 
 C, D, H, S = 0, 1, 2, 3
-
-
-def card(text: str) -> int:
-    """Card id from text like ``"TS"`` (rank then suit)."""
-    return 13 * "CDHS".index(text[1]) + "23456789TJQKA".index(text[0])
-
-
-def cards(text: str) -> list[int]:
-    """Card ids from space-separated card texts."""
-    return [card(t) for t in text.split()]
-
-
-def h(spec: str) -> list[int]:
-    """A hand from ``"S AKQ H T9 C 2"``: a suit letter, then its ranks."""
-    out: list[int] = []
-    tokens = spec.split()
-    for suit_letter, ranks in zip(tokens[::2], tokens[1::2], strict=True):
-        out += [card(r + suit_letter) for r in ranks]
-    return out
 
 
 def play(game: ReferenceGame, text: str) -> None:
