@@ -2,7 +2,7 @@
 
 >>> from mendikot_env import Rules
 >>> agent = make("hard", Rules())          # or "random", "easy", "medium"
->>> agent = load("medium", Rules(), seed=3)  # names now; checkpoint paths once a loader is registered
+>>> agent = load("medium", Rules(), seed=3)  # a name, a run folder or a checkpoint path
 """
 
 from .base import Agent, RandomAgent, masked_uniform, seed_agent

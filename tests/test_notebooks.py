@@ -1,7 +1,7 @@
 """The notebooks run top to bottom in QUICK mode (small sizes) without an error output.
 
 CI executes them here so they keep working as the package changes; the committed outputs
-come from the full settings (see docs/notebooks.md for the command).
+come from the full settings (the README section "Notebooks" has the command).
 """
 
 from __future__ import annotations
