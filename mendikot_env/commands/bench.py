@@ -134,7 +134,9 @@ def run(args: argparse.Namespace) -> int:
     if args.training:
         import torch
 
-        print(f"trainer experience collection, batch {1024} hands, torch threads {torch.get_num_threads()}")
+        from ..training.args import Args
+
+        print(f"trainer experience collection, batch {Args().games} hands, torch threads {torch.get_num_threads()}")
         for pool in (False, True):
             rates = training_rate(rules, args.seconds, pool)
             label = "with the default opponent pool" if pool else "pure self-play"
