@@ -33,13 +33,16 @@ from .cards import (
     NUM_ACTIONS,
     NUM_CARDS,
     NUM_RANKS,
+    RANK_OF,
     RANKS_FROM,
     SUIT_MASKS,
+    SUIT_OF,
     TENS_MASK,
     TWOS,
     action_str,
     popcount,
     set_to_cards,
+    union,
     unpack_sets,
 )
 from .rules import Rules
@@ -439,7 +442,7 @@ def _play(state: State, sel: slice | np.ndarray, games: np.ndarray, cards: np.nd
     seat = state.current[sel]
     flat = games * n + seat  # index into the (B * n) flattened per-seat arrays
     bit = CARD_BITS[cards]
-    suit = cards // NUM_RANKS
+    suit = SUIT_OF[cards]
     hands = state.hands.reshape(-1)
     hands[flat] ^= bit  # the card is in the hand (legal), so XOR removes it
     played = state.played.reshape(-1)
@@ -481,7 +484,7 @@ def _finish_tricks(state: State, games: np.ndarray) -> None:
     score = card_strength(cards, state.led_suit[games], state.trump[games], state.trick_trumps[games])
     winner = np.argmax(score, axis=1)
     team = winner % 2
-    trick_set = np.bitwise_or.reduce(bits, axis=1)
+    trick_set = union(bits)
     trick_no = state.trick_no[games]
     if rules.collection == "mendikot":
         state.taken.reshape(-1)[games * 2 + team] |= trick_set
@@ -519,9 +522,9 @@ def card_strength(cards: np.ndarray, led: np.ndarray, trump: np.ndarray, trumps:
     """
     led, trump = led[:, None], trump[:, None]
     counts_as_trump = (CARD_SETS[cards] & trumps[:, None]) != 0
-    follows = (cards // NUM_RANKS) == led
+    follows = SUIT_OF[cards] == led
     trumpish = counts_as_trump | (follows & (led == trump))
-    strength = cards % NUM_RANKS + NUM_RANKS * follows + 2 * NUM_RANKS * trumpish
+    strength = RANK_OF[cards] + NUM_RANKS * follows + 2 * NUM_RANKS * trumpish
     return np.where(cards < 0, -1, strength)
 
 
@@ -539,11 +542,16 @@ def trick_outlook(state: State, legal: np.ndarray | None = None) -> tuple[np.nda
     """
     strength = card_strength(state.trick_cards, state.led_suit, state.trump, state.trick_trumps)
     empty = state.trick_size == 0
-    winner = np.argmax(strength, axis=1)
-    winning = np.where(empty, NO_SEAT, winner)
-    best = strength[_rows(state.batch_size), winner]
+    # Max and argmax over the seats in one pass of pairwise maxima (numpy's reductions over a
+    # short axis are slow): key = strength * 8 + (7 - seat), so ties go to the lower seat.
+    keys = strength * 8 + _SEAT_KEYS[: strength.shape[1]]
+    best_key = keys[:, 0].copy()
+    for k in range(1, keys.shape[1]):
+        np.maximum(best_key, keys[:, k], out=best_key)
+    winning = np.where(empty, NO_SEAT, 7 - (best_key & 7))
+    best = best_key >> 3
     lowest_rank = beating_ranks(best, state.led_suit, state.trump, state.rules.trump == "cut")  # (B, 4)
-    takers = np.bitwise_or.reduce(RANKS_FROM[_SUITS, lowest_rank], axis=1)
+    takers = union(RANKS_FROM[_SUITS, lowest_rank])
     legal = (legal_bits(state) if legal is None else legal) & ~ASK_BIT
     return winning, np.where(empty, legal, legal & takers)
 
@@ -575,7 +583,7 @@ def if_played(cards: np.ndarray, led: np.ndarray, trump: np.ndarray, cut: bool) 
         True
     """
     cards = np.asarray(cards)
-    suit = cards // NUM_RANKS
+    suit = SUIT_OF[cards]
     led = np.where(np.asarray(led) < 0, suit, led)
     trump = np.broadcast_to(np.asarray(trump), cards.shape)
     if cut:
@@ -599,6 +607,7 @@ def beating_ranks(strength: np.ndarray, led: np.ndarray, trump: np.ndarray, cut:
 
 
 _SUITS = np.arange(4)
+_SEAT_KEYS = 7 - np.arange(8)  # trick_outlook: seat k's tie-break (at most 8 seats)
 # (2, 25, 4) if_played strength of the rank-0 card of each suit, by cut and (led suit + 1) * 5
 # + trump + 1: beating_ranks looks it up (it is on the encoder's hot path).
 _SUIT_BASE = np.stack(
@@ -706,13 +715,26 @@ def hand_results(state: State) -> HandResults:
 
 
 def random_legal_actions(bits: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """(B,) a uniformly random legal action per game from 53-bit sets (-1 if none)."""
-    flags = unpack_sets(bits, NUM_ACTIONS)
+    """(B,) a uniformly random legal action per game from 53-bit sets (-1 if none).
+
+    Draws k uniform in [0, count) and finds the k-th set bit by halving the set six times
+    (a count of the low half says which half holds it): no (B, 53) array is unpacked.
+    """
     count = popcount(bits)
     pick = (rng.random(bits.shape[0]) * count).astype(np.uint8)
-    ranks = np.cumsum(flags, axis=1, dtype=np.uint8)  # at most 53: fits in uint8
-    chosen = np.argmax(ranks > pick[:, None], axis=1)
-    return np.where(count > 0, chosen, -1)
+    rest = np.array(bits, dtype=np.uint64)
+    position = np.zeros(bits.shape[0], dtype=np.int64)
+    for width, low_mask in _HALVES:
+        low = rest & low_mask
+        low_count = popcount(low)
+        high = pick >= low_count
+        pick -= low_count * high
+        rest = np.where(high, rest >> np.uint64(width), low)
+        position += width * high
+    return np.where(count > 0, position, -1)
+
+
+_HALVES = [(width, np.uint64((1 << width) - 1)) for width in (32, 16, 8, 4, 2, 1)]
 
 
 def first_player(state: State) -> np.ndarray:

@@ -116,3 +116,16 @@ def test_hand_str_groups_by_suit_high_first() -> None:
     assert cards.hand_str(hand, symbols=False) == "S AT  H K  C 32"
     assert cards.hand_str(hand) == "♠ AT  ♥ K  ♣ 32"
     assert cards.hand_str([]) == "-"
+
+
+@pytest.mark.parametrize("k", [1, 2, 4, 6, 8])
+def test_union_is_the_or_over_axis_one(k: int) -> None:
+    sets = np.random.default_rng(k).integers(0, 2**53, size=(7, k, 3), dtype=np.uint64)
+    assert np.array_equal(cards.union(sets), np.bitwise_or.reduce(sets, axis=1))
+    assert np.array_equal(cards.union(sets[:, :, 0]), np.bitwise_or.reduce(sets[:, :, 0], axis=1))
+
+
+def test_suit_and_rank_tables_match_the_card_ids() -> None:
+    for card in range(52):
+        assert (cards.SUIT_OF[card], cards.RANK_OF[card]) == (cards.suit_of(card), cards.rank_of(card))
+    assert cards.SUIT_OF[-1] == -1 and cards.RANK_OF[-1] == -1  # NO_CARD

@@ -14,7 +14,7 @@ import pytest
 from support import ROTATIONS, VARIANTS
 
 from mendikot_env import core
-from mendikot_env.cards import ASK_ACTION, CARD_BITS, SUIT_MASKS, TENS_MASK
+from mendikot_env.cards import ASK_ACTION, CARD_BITS, SUIT_MASKS, TENS_MASK, set_to_cards
 from mendikot_env.rules import Rules
 
 GAMES = 600
@@ -356,6 +356,19 @@ def test_random_legal_actions_are_uniform_and_legal() -> None:
     assert (draws[:, 2] == -1).all()
     freq = np.bincount(draws[:, 0], minlength=4)[[0, 1, 3]] / 3000
     assert (abs(freq - 1 / 3) < 0.05).all()
+
+
+def test_random_legal_action_is_the_drawn_rank_among_the_legal_ones() -> None:
+    # The k-th legal action for k = floor(u * count), u the generator's next uniform.
+    rng = np.random.default_rng(7)
+    bits = rng.integers(0, 2**53, size=2000, dtype=np.uint64) & rng.integers(0, 2**53, size=2000, dtype=np.uint64)
+    bits[:64] = np.uint64(1) << np.arange(64, dtype=np.uint64) % np.uint64(53)  # single actions, 0..52
+    bits[64] = np.uint64(2**53 - 1)
+    chosen = core.random_legal_actions(bits, np.random.default_rng(11))
+    uniforms = np.random.default_rng(11).random(bits.size)
+    for b, u, c in zip(bits, uniforms, chosen, strict=True):
+        legal = set_to_cards(b)
+        assert c == (legal[int(u * len(legal))] if legal else -1)
 
 
 @pytest.mark.parametrize("n", [4, 6, 8])

@@ -247,3 +247,42 @@ def test_duplicate_baseline_cancels_the_cards_when_the_learner_plays_like_the_bo
     assert np.all(samples.outcomes == 0.0), "same cards, same play: the duplicate reward is exactly zero"
     plain, _ = collect_hands(rules, policy, [bot], 64, np.random.default_rng(4), encoder, duplicate=0, **common)
     assert np.any(plain.outcomes != 0.0), "without the baseline the cards decide the reward"
+
+
+def test_hidden_trump_feature_marks_the_hiders_face_down_suit_only() -> None:
+    from mendikot_env import core
+    from mendikot_env.observation import ObservationEncoder
+    from mendikot_env.training.loop import Network
+
+    rules = Rules.preset("band")
+    state = core.new_hands(rules, 16, rng=3)
+    hide = core.legal_bits(state)
+    core.step(state, core.random_legal_actions(hide, np.random.default_rng(0)))  # each game hides a card
+    encoder = ObservationEncoder(rules)
+    network = Network(rules, (16,), 8, hidden_trump_feature=True)
+    old_style = Network(rules, (16,), 8)
+    for offset in range(4):
+        seats = (state.hider + offset) % 4
+        obs = torch.from_numpy(encoder.encode(state, seats))
+        features = network.suit_features(obs)
+        expected = np.zeros((16, 4), dtype=np.float32)
+        if offset == 0:  # only the hider knows the suit
+            expected[np.arange(16), state.face_down // 13] = 1.0
+        assert np.array_equal(features[:, :, -1].numpy(), expected)
+        assert torch.equal(features[:, :, :-1], old_style.suit_features(obs))
+
+
+def test_resume_of_a_run_saved_before_the_hidden_trump_feature(tmp_path: Path) -> None:
+    run = train(tiny_args(tmp_path / "old", rules="band", hidden_trump_feature=False, max_iterations=2))
+    state = load_checkpoint(run / "checkpoint.pt", kind="training")
+    del state["network"]["hidden_trump_feature"]  # as written before the feature existed
+    del state["args"]["hidden_trump_feature"]
+    save_atomic(state, run / "checkpoint.pt")
+    # Args() now defaults to the feature; the run's own network is what resumes.
+    resumed = train(tiny_args(tmp_path / "old", rules="band", max_iterations=3), resume=True)
+    after = load_checkpoint(resumed / "checkpoint.pt", kind="training")
+    assert after["counters"]["iteration"] == 3
+    assert after["network"]["hidden_trump_feature"] is False
+    assert agents.load(resumed).network.hidden_trump_feature is False
+    fresh = train(tiny_args(tmp_path / "new", rules="band", max_iterations=1))
+    assert agents.load(fresh).network.hidden_trump_feature is True

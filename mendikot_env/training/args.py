@@ -32,6 +32,9 @@ class Args:
     """sizes of the context torso's hidden layers"""
     card_hidden: int = 32
     """width of the per-card scoring network"""
+    hidden_trump_feature: bool = True
+    """give the card scorer the suit of my face-down band card, the trump only the hider knows
+    (False: the network of runs saved before this feature existed)"""
     learning_rate: float = 3e-4
     """Adam step size"""
     epochs: int = 2

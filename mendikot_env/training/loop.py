@@ -16,7 +16,7 @@ Run it with ``mendikot train --rules standard --minutes 60 --out runs/NAME``.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,11 +40,21 @@ class Network(nn.Module):
     A context torso reads the whole observation; each card then gets its own features (its
     planes: in my hand, takes the lead, master, unseen, played by whom, ...; its rank, suit,
     whether it follows, is trump, which seats are void in its suit) and is scored from them
-    plus the context. The ask action and the value come from the context.
+    plus the context. The ask action and the value come from the context. With
+    ``hidden_trump_feature`` the suit features also mark the suit of my face-down band card:
+    the trump that only the hider knows, which the card scorer would otherwise have to dig out
+    of the context.
     """
 
-    def __init__(self, rules: Rules, hidden: tuple[int, ...] = (256, 128), card_hidden: int = 32) -> None:
+    def __init__(
+        self,
+        rules: Rules,
+        hidden: tuple[int, ...] = (256, 128),
+        card_hidden: int = 32,
+        hidden_trump_feature: bool = False,
+    ) -> None:
         super().__init__()
+        self.hidden_trump_feature = hidden_trump_feature
         layout = ObservationEncoder(rules).layout
         self.n = rules.n_players
         self.obs_size = layout.size
@@ -70,7 +80,7 @@ class Network(nn.Module):
         # The first layer of the card scorer, split by where its inputs come from, so no
         # (B, 52, features) tensor is ever built: card planes, suit features, static, context.
         self.from_planes = nn.Linear(self.n_planes, card_hidden)
-        self.from_suit = nn.Linear(2 + self.n + 1, card_hidden, bias=False)
+        self.from_suit = nn.Linear(2 + self.n + 1 + int(hidden_trump_feature), card_hidden, bias=False)
         self.from_static = nn.Linear(18, card_hidden, bias=False)
         self.from_context = nn.Linear(width, card_hidden, bias=False)
         self.card_out = nn.Sequential(
@@ -83,24 +93,28 @@ class Network(nn.Module):
         start, stop = self.pieces[name]
         return observations[:, start:stop]
 
+    def suit_features(self, observations: torch.Tensor) -> torch.Tensor:
+        """(B, 4, F) features of each suit, shared by its 13 cards: led, public trump, which
+        seats are void in it, my length in it, and (with the feature) my hidden trump."""
+        batch = observations.shape[0]
+        per_suit = [
+            self._piece(observations, "led_suit")[:, :, None],
+            self._piece(observations, "trump_suit")[:, :, None],
+            self._piece(observations, "voids").reshape(batch, self.n, 4).transpose(1, 2),
+            self._piece(observations, "hand").reshape(batch, 4, 13).sum(-1, keepdim=True) / 13.0,
+        ]
+        if self.hidden_trump_feature:
+            per_suit.append(self._piece(observations, "face_down").reshape(batch, 4, 13).sum(-1, keepdim=True))
+        return torch.cat(per_suit, dim=2)
+
     def forward(self, observations: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits (illegal actions at -1e9) and values."""
         batch = observations.shape[0]
         context = self.torso(observations)
         planes = observations[:, : self.card_planes_end].reshape(batch, self.n_planes, 52)
-        hand = self._piece(observations, "hand").reshape(batch, 4, 13)
-        suit_features = torch.cat(
-            [
-                self._piece(observations, "led_suit")[:, :, None],
-                self._piece(observations, "trump_suit")[:, :, None],
-                self._piece(observations, "voids").reshape(batch, self.n, 4).transpose(1, 2),
-                hand.sum(-1, keepdim=True) / 13.0,
-            ],
-            dim=2,
-        )  # (B, 4, 2 + n + 1): features of each suit, shared by its 13 cards
         hidden = (
             self.from_planes(planes.transpose(1, 2))
-            + self.from_suit(suit_features).repeat_interleave(13, dim=1)
+            + self.from_suit(self.suit_features(observations)).repeat_interleave(13, dim=1)
             + self.from_static(self.static)
             + self.from_context(context)[:, None, :]
         )
@@ -111,12 +125,22 @@ class Network(nn.Module):
 
 def network_spec(rules: Rules, args: Args) -> dict[str, Any]:
     """What rebuilds the network from a checkpoint (stored beside its weights)."""
-    return {"hidden": list(args.hidden), "card_hidden": args.card_hidden, "algorithm": args.algorithm}
+    return {
+        "hidden": list(args.hidden),
+        "card_hidden": args.card_hidden,
+        "algorithm": args.algorithm,
+        "hidden_trump_feature": args.hidden_trump_feature,
+    }
 
 
 def build_network(rules: Rules, spec: dict[str, Any]) -> Network:
     """The network described by a checkpoint's spec."""
-    return Network(rules, tuple(int(h) for h in spec["hidden"]), int(spec["card_hidden"]))
+    return Network(
+        rules,
+        tuple(int(h) for h in spec["hidden"]),
+        int(spec["card_hidden"]),
+        bool(spec.get("hidden_trump_feature", False)),  # absent in files saved before it existed
+    )
 
 
 def make_policy(network: Network, device: torch.device, generator: torch.Generator, args: Args):
@@ -150,6 +174,12 @@ def train(args: Args, resume: bool = False) -> Path:
     if args.threads:
         torch.set_num_threads(args.threads)
     encoder = ObservationEncoder(rules)
+    if resume:
+        state = load_checkpoint(out / "checkpoint.pt", kind="training")
+        if state["rules"] != rules.to_dict():
+            raise CheckpointError(f"{out / 'checkpoint.pt'} was trained on rules {state['rules']}, not {rules}")
+        # The run's own network, also for runs saved before the hidden-trump feature existed.
+        args = replace(args, hidden_trump_feature=bool(state["network"].get("hidden_trump_feature", False)))
     torch.manual_seed(args.seed)  # the network's initial weights
     network = build_network(rules, network_spec(rules, args)).to(device)
     optimizer = torch.optim.Adam(network.parameters(), lr=args.learning_rate, eps=1e-5)
@@ -158,9 +188,6 @@ def train(args: Args, resume: bool = False) -> Path:
     counters = {"iteration": 0, "samples": 0, "hands": 0, "decisions": 0, "seconds": 0.0}
     snapshots: list[dict[str, torch.Tensor]] = []
     if resume:
-        state = load_checkpoint(out / "checkpoint.pt", kind="training")
-        if state["rules"] != rules.to_dict():
-            raise CheckpointError(f"{out / 'checkpoint.pt'} was trained on rules {state['rules']}, not {rules}")
         network.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         rng.bit_generator.state = state["numpy_rng"]
