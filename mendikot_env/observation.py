@@ -223,30 +223,31 @@ class ObservationEncoder:
         trick_tens = popcount(union(CARD_SETS[state.trick_cards]) & TENS_MASK)
         out[:, self._offsets["trick_tens"][0]] = trick_tens * np.float32(0.25)
 
-        # One-hot pieces: one column of ``hot`` per piece holds the index to set to 1,
-        # or the piece's first index with value 0 when the piece is empty.
+        # One-hot pieces: one row of ``hot`` per piece (rows are contiguous: fast to fill) holds
+        # the index to set to 1, or the piece's first index with value 0 when it is empty.
         hot = self._hot_buffer(B)
-        hot[:, 0] = state.led_suit
-        hot[:, 1] = 2 * (state.trump >= 0) + (state.face_down >= 0)
-        hot[:, 2] = state.trump
-        hot[:, 3] = state.hider
-        hot[:, 4] = state.revealed_by
-        hot[:, 5] = np.where(state.phase == OVER, NO_SEAT, state.leader)
-        hot[:, 6] = state.dealer
-        hot[:, 7] = state.last_winner
-        hot[:, 8] = winning
-        seat_cols = hot[:, 3:9]
-        seat_cols[...] = self._relative[seat_cols * n + seats[:, None]]
+        over = state.phase == OVER
+        hot[0] = state.led_suit
+        hot[1] = 2 * (state.trump >= 0) + (state.face_down >= 0)
+        hot[2] = state.trump
+        hot[3] = state.hider
+        hot[4] = state.revealed_by
+        hot[5] = np.where(over, NO_SEAT, state.leader)
+        hot[6] = state.dealer
+        hot[7] = state.last_winner
+        hot[8] = winning
+        seat_rows = hot[3:9]
+        seat_rows[...] = self._relative[seat_rows * n + seats]
         tens, tricks = team_counts(state)
         mine_first = rows[:, None] * 2 + self._teams_from[seats]  # (B, 2) flat index: mine, theirs
-        hot[:, 9:11] = tens.reshape(-1)[mine_first]
-        hot[:, 11] = np.where(state.phase == OVER, -1, state.trick_no)
-        hot[:, 12] = np.where(state.phase == OVER, -1, state.phase)
+        hot[9:11] = tens.reshape(-1)[mine_first.T]
+        hot[11] = np.where(over, -1, state.trick_no)
+        hot[12] = np.where(over, -1, state.phase)
         valid = hot >= 0
         if out.flags.c_contiguous:  # a flat scatter is about twice as fast as a 2-D one
             out.reshape(-1)[self._hot_index(B) + hot * valid] = valid
         else:
-            out[rows[:, None], self._hot_starts + hot * valid] = valid
+            out[rows, self._hot_starts[:, None] + hot * valid] = valid
 
         o = self._offsets
         out[:, o["asked"][0]] = state.asked
@@ -260,14 +261,14 @@ class ObservationEncoder:
         return out
 
     def _hot_buffer(self, batch_size: int) -> np.ndarray:
-        if self._hot is None or self._hot.shape[0] != batch_size:
-            self._hot = np.empty((batch_size, self._hot_starts.size), dtype=np.int64)
+        if self._hot is None or self._hot.shape[1] != batch_size:
+            self._hot = np.empty((self._hot_starts.size, batch_size), dtype=np.int64)
         return self._hot
 
     def _hot_index(self, batch_size: int) -> np.ndarray:
-        """(B, pieces) flat index of each one-hot piece's first entry in a (B, D) array."""
-        if self._hot_base is None or self._hot_base.shape[0] != batch_size:
-            self._hot_base = np.arange(batch_size)[:, None] * self.size + self._hot_starts
+        """(pieces, B) flat index of each one-hot piece's first entry in a (B, D) array."""
+        if self._hot_base is None or self._hot_base.shape[1] != batch_size:
+            self._hot_base = self._hot_starts[:, None] + np.arange(batch_size) * self.size
         return self._hot_base
 
 
