@@ -752,11 +752,15 @@ def hand_results(state: State) -> HandResults:
 def random_legal_actions(bits: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """(B,) a uniformly random legal action per game from 53-bit sets (-1 if none).
 
-    Draws k uniform in [0, count) and finds the k-th set bit by halving the set six times
-    (a count of the low half says which half holds it): no (B, 53) array is unpacked.
+    Draws k uniform in [0, count) and takes the k-th legal action. Small batches find it in
+    the unpacked (B, 53) flags (few numpy calls); from 256 games on, by halving the set six
+    times (a count of the low half says which half holds it), which unpacks nothing.
     """
     count = popcount(bits)
     pick = (rng.random(bits.shape[0]) * count).astype(np.uint8)
+    if bits.shape[0] < 256:
+        ranks = np.cumsum(unpack_sets(bits, NUM_ACTIONS), axis=1, dtype=np.uint8)  # at most 53: fits
+        return np.where(count > 0, np.argmax(ranks > pick[:, None], axis=1), -1)
     rest = np.array(bits, dtype=np.uint64)
     position = np.zeros(bits.shape[0], dtype=np.int64)
     for width, low_mask in _HALVES:

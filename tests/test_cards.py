@@ -119,8 +119,9 @@ def test_hand_str_groups_by_suit_high_first() -> None:
 
 
 @pytest.mark.parametrize("k", [1, 2, 4, 6, 8])
-def test_union_is_the_or_over_axis_one(k: int) -> None:
-    sets = np.random.default_rng(k).integers(0, 2**53, size=(7, k, 3), dtype=np.uint64)
+@pytest.mark.parametrize("rows", [7, 300])  # small batches reduce, large ones OR slice by slice
+def test_union_is_the_or_over_axis_one(k: int, rows: int) -> None:
+    sets = np.random.default_rng(k).integers(0, 2**53, size=(rows, k, 3), dtype=np.uint64)
     assert np.array_equal(cards.union(sets), np.bitwise_or.reduce(sets, axis=1))
     assert np.array_equal(cards.union(sets[:, :, 0]), np.bitwise_or.reduce(sets[:, :, 0], axis=1))
 

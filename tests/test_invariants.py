@@ -358,10 +358,11 @@ def test_random_legal_actions_are_uniform_and_legal() -> None:
     assert (abs(freq - 1 / 3) < 0.05).all()
 
 
-def test_random_legal_action_is_the_drawn_rank_among_the_legal_ones() -> None:
+@pytest.mark.parametrize("size", [100, 2000])  # both ways of finding it (small and large batches)
+def test_random_legal_action_is_the_drawn_rank_among_the_legal_ones(size: int) -> None:
     # The k-th legal action for k = floor(u * count), u the generator's next uniform.
     rng = np.random.default_rng(7)
-    bits = rng.integers(0, 2**53, size=2000, dtype=np.uint64) & rng.integers(0, 2**53, size=2000, dtype=np.uint64)
+    bits = rng.integers(0, 2**53, size=size, dtype=np.uint64) & rng.integers(0, 2**53, size=size, dtype=np.uint64)
     bits[:64] = np.uint64(1) << np.arange(64, dtype=np.uint64) % np.uint64(53)  # single actions, 0..52
     bits[64] = np.uint64(2**53 - 1)
     chosen = core.random_legal_actions(bits, np.random.default_rng(11))
