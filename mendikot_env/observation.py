@@ -191,6 +191,8 @@ class ObservationEncoder:
         flat = rows[:, None] * n + rel_seats  # (B, n): index into flattened (B * n) per-seat arrays
         if out is None:
             out = np.empty((B, self.size), dtype=np.float32)
+        elif out.shape != (B, self.size) or out.dtype != np.float32:
+            raise ValueError(f"out must be a ({B}, {self.size}) float32 array, got {out.shape} {out.dtype}")
 
         # Card planes: gather the card sets, then unpack all of them in one call.
         n_planes = self._n_planes

@@ -140,6 +140,13 @@ def test_shapes_dtypes_and_range(name: str) -> None:
     assert ((obs >= 0) & (obs <= 1)).all()
     out = np.full((5, encoder.size), 7.0, dtype=np.float32)
     assert encoder.encode(state, state.current, out=out) is out and np.array_equal(out, obs)
+    # A strided view of a larger array is written in place too (the slower scatter path).
+    wide = np.full((5, encoder.size + 9), 7.0, dtype=np.float32)
+    encoder.encode(state, state.current, out=wide[:, 3 : 3 + encoder.size])
+    assert np.array_equal(wide[:, 3 : 3 + encoder.size], obs) and (wide[:, :3] == 7.0).all()
+    for bad in (np.zeros((5, encoder.size + 1), np.float32), np.zeros((5, encoder.size), np.float64)):
+        with pytest.raises(ValueError, match="out must be"):
+            encoder.encode(state, state.current, out=bad)
     assert encoder.layout.view(obs, "trick").shape == (5, rules.n_players, 52)
     assert encoder.layout.view(obs[0], "hand").shape == (52,)
     split = encoder.layout.split(obs)

@@ -278,8 +278,9 @@ def test_resume_of_a_run_saved_before_the_hidden_trump_feature(tmp_path: Path) -
     del state["network"]["hidden_trump_feature"]  # as written before the feature existed
     del state["args"]["hidden_trump_feature"]
     save_atomic(state, run / "checkpoint.pt")
-    # Args() now defaults to the feature; the run's own network is what resumes.
-    resumed = train(tiny_args(tmp_path / "old", rules="band", max_iterations=3), resume=True)
+    # Args() now defaults to the feature; the run's own network is what resumes, with a warning.
+    with pytest.warns(UserWarning, match="keeps its network"):
+        resumed = train(tiny_args(tmp_path / "old", rules="band", max_iterations=3), resume=True)
     after = load_checkpoint(resumed / "checkpoint.pt", kind="training")
     assert after["counters"]["iteration"] == 3
     assert after["network"]["hidden_trump_feature"] is False

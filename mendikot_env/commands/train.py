@@ -41,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
     given = {f.name: getattr(args, f.name) for f in fields(Args) if getattr(args, f.name, None) is not None}
     if args.resume:
         saved = load_checkpoint(Path(args.resume) / "checkpoint.pt", kind="training")["args"]
+        saved.setdefault("hidden_trump_feature", False)  # runs saved before the feature existed
         # The run's own settings, except what the command line changes (e.g. more --minutes).
         options = Args.from_dict({**saved, **given, "out": args.resume})
     else:

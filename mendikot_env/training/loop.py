@@ -16,6 +16,7 @@ Run it with ``mendikot train --rules standard --minutes 60 --out runs/NAME``.
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
@@ -51,7 +52,7 @@ class Network(nn.Module):
         rules: Rules,
         hidden: tuple[int, ...] = (256, 128),
         card_hidden: int = 32,
-        hidden_trump_feature: bool = False,
+        hidden_trump_feature: bool = False,  # False: the network of files saved before it existed
     ) -> None:
         super().__init__()
         self.hidden_trump_feature = hidden_trump_feature
@@ -123,6 +124,25 @@ class Network(nn.Module):
         return logits, self.value(context).squeeze(-1)
 
 
+def _run_network_args(args: Args, saved: dict[str, Any], out: Path) -> Args:
+    """``args`` with the network of the run being resumed (a run keeps its network; runs saved
+    before the hidden-trump feature existed have none); warns when ``args`` asked otherwise."""
+    kept = replace(
+        args,
+        hidden=tuple(int(h) for h in saved["hidden"]),
+        card_hidden=int(saved["card_hidden"]),
+        hidden_trump_feature=bool(saved.get("hidden_trump_feature", False)),
+    )
+    asked = {
+        k: getattr(args, k)
+        for k in ("hidden", "card_hidden", "hidden_trump_feature")
+        if getattr(args, k) != getattr(kept, k)
+    }
+    if asked:
+        warnings.warn(f"resuming {out}: the run keeps its network {saved}; ignoring {asked}", stacklevel=3)
+    return kept
+
+
 def network_spec(rules: Rules, args: Args) -> dict[str, Any]:
     """What rebuilds the network from a checkpoint (stored beside its weights)."""
     return {
@@ -178,8 +198,7 @@ def train(args: Args, resume: bool = False) -> Path:
         state = load_checkpoint(out / "checkpoint.pt", kind="training")
         if state["rules"] != rules.to_dict():
             raise CheckpointError(f"{out / 'checkpoint.pt'} was trained on rules {state['rules']}, not {rules}")
-        # The run's own network, also for runs saved before the hidden-trump feature existed.
-        args = replace(args, hidden_trump_feature=bool(state["network"].get("hidden_trump_feature", False)))
+        args = _run_network_args(args, state["network"], out)
     torch.manual_seed(args.seed)  # the network's initial weights
     network = build_network(rules, network_spec(rules, args)).to(device)
     optimizer = torch.optim.Adam(network.parameters(), lr=args.learning_rate, eps=1e-5)
