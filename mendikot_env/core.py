@@ -509,6 +509,12 @@ def _finish_tricks(state: State, games: np.ndarray) -> None:
         state.phase[games[over]] = OVER
 
 
+def _trick_kind(led: np.ndarray, trump: np.ndarray) -> np.ndarray:
+    """Index 0..24 of a (led suit, trump suit) pair, NO_SUIT included: the first axis of the
+    trick tables (_STRENGTH_TABLE, _SUIT_BASE, _TAKERS), all laid out as [led + 1, trump + 1]."""
+    return (led + 1) * 5 + trump + 1
+
+
 def card_strength(cards: np.ndarray, led: np.ndarray, trump: np.ndarray, trumps: np.ndarray) -> np.ndarray:
     """(B, k) strength of cards in a trick: the highest strength takes the trick.
 
@@ -521,7 +527,7 @@ def card_strength(cards: np.ndarray, led: np.ndarray, trump: np.ndarray, trumps:
     led suit is itself trump, every card of it competes, whenever it was played.
     """
     counts_as_trump = (CARD_SETS[cards] & trumps[:, None]) != 0
-    block = ((led + 1) * 5 + trump + 1) * 106 + 1  # (B,): this trick's (led, trump) table, NO_CARD at -1
+    block = _trick_kind(led, trump) * 106 + 1  # (B,): this trick's part of the table, NO_CARD at -1
     return _STRENGTH_TABLE[block[:, None] + cards + 53 * counts_as_trump]
 
 
@@ -565,7 +571,7 @@ def trick_outlook(state: State, legal: np.ndarray | None = None) -> tuple[np.nda
         np.maximum(best_key, keys[:, k], out=best_key)
     winning = np.where(empty, NO_SEAT, 7 - (best_key & 7))
     best = best_key >> 3
-    takers = _TAKERS[int(state.rules.trump == "cut")][((state.led_suit + 1) * 5 + state.trump + 1) * 53 + best + 1]
+    takers = _TAKERS[int(state.rules.trump == "cut")][_trick_kind(state.led_suit, state.trump) * 53 + best + 1]
     legal = (legal_bits(state) if legal is None else legal) & ~ASK_BIT
     return winning, np.where(empty, legal, legal & takers)
 
@@ -616,14 +622,14 @@ def beating_ranks(strength: np.ndarray, led: np.ndarray, trump: np.ndarray, cut:
     and ``cut`` describe the trick as in :func:`if_played` and broadcast to ``strength``.
     """
     # Within a suit the strength of a card is its rank plus the same base (card_strength).
-    base = np.take(_SUIT_BASE[int(cut)], (np.asarray(led) + 1) * 5 + np.asarray(trump) + 1, axis=0)
+    base = np.take(_SUIT_BASE[int(cut)], _trick_kind(np.asarray(led), np.asarray(trump)), axis=0)
     return np.minimum(np.maximum(np.asarray(strength)[..., None] - base + 1, 0), NUM_RANKS)  # np.clip is slow here
 
 
 _SUITS = np.arange(4)
 _SEAT_KEYS = 7 - np.arange(8)  # trick_outlook: seat k's tie-break (at most 8 seats)
-# (2, 25, 4) if_played strength of the rank-0 card of each suit, by cut and (led suit + 1) * 5
-# + trump + 1: beating_ranks looks it up (it is on the encoder's hot path).
+# (2, 25, 4) if_played strength of the rank-0 card of each suit, by cut and _trick_kind:
+# beating_ranks looks it up (it is on the encoder's hot path).
 _SUIT_BASE = np.stack(
     [
         if_played(
@@ -638,7 +644,7 @@ _SUIT_BASE = np.stack(
 
 
 # (2, 25 * 53) the cards of each suit that would beat a trick's best strength (-1..51), by cut
-# and ((led + 1) * 5 + trump + 1) * 53 + strength + 1: trick_outlook's takers, from beating_ranks.
+# and _trick_kind * 53 + strength + 1: trick_outlook's takers, from beating_ranks.
 _TAKERS = np.stack(
     [
         np.bitwise_or.reduce(
