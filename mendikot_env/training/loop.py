@@ -127,17 +127,9 @@ class Network(nn.Module):
 def _run_network_args(args: Args, saved: dict[str, Any], out: Path) -> Args:
     """``args`` with the network of the run being resumed (a run keeps its network; runs saved
     before the hidden-trump feature existed have none); warns when ``args`` asked otherwise."""
-    kept = replace(
-        args,
-        hidden=tuple(int(h) for h in saved["hidden"]),
-        card_hidden=int(saved["card_hidden"]),
-        hidden_trump_feature=bool(saved.get("hidden_trump_feature", False)),
-    )
-    asked = {
-        k: getattr(args, k)
-        for k in ("hidden", "card_hidden", "hidden_trump_feature")
-        if getattr(args, k) != getattr(kept, k)
-    }
+    network = _network_fields(saved)
+    kept = replace(args, **network)
+    asked = {k: getattr(args, k) for k in network if getattr(args, k) != getattr(kept, k)}
     if asked:
         warnings.warn(f"resuming {out}: the run keeps its network {saved}; ignoring {asked}", stacklevel=3)
     return kept
@@ -153,14 +145,18 @@ def network_spec(rules: Rules, args: Args) -> dict[str, Any]:
     }
 
 
+def _network_fields(spec: dict[str, Any]) -> dict[str, Any]:
+    """The Network (and Args) fields of a checkpoint's spec."""
+    return {
+        "hidden": tuple(int(h) for h in spec["hidden"]),
+        "card_hidden": int(spec["card_hidden"]),
+        "hidden_trump_feature": bool(spec.get("hidden_trump_feature", False)),  # absent in older files
+    }
+
+
 def build_network(rules: Rules, spec: dict[str, Any]) -> Network:
     """The network described by a checkpoint's spec."""
-    return Network(
-        rules,
-        tuple(int(h) for h in spec["hidden"]),
-        int(spec["card_hidden"]),
-        bool(spec.get("hidden_trump_feature", False)),  # absent in files saved before it existed
-    )
+    return Network(rules, **_network_fields(spec))
 
 
 def make_policy(network: Network, device: torch.device, generator: torch.Generator, args: Args):
