@@ -273,6 +273,19 @@ class ObservationEncoder:
         return self._hot_base
 
 
+def hidden_planes(state: State, seats: np.ndarray) -> np.ndarray:
+    """(B, (n + 1) * 52) float32: every hand by relative seat (0 = ``seats[b]``), then the
+    face-down band card. What a seat cannot see: for centralised critics during training
+    (a value that knows the cards), never for play."""
+    n, B = state.rules.n_players, state.batch_size
+    seats = np.asarray(seats, dtype=np.int64).reshape(B)
+    rel_seats = (seats[:, None] + np.arange(n)) % n
+    planes = np.empty((B, n + 1), dtype=np.uint64)
+    planes[:, :n] = np.take_along_axis(state.hands, rel_seats, axis=1)
+    planes[:, n] = CARD_SETS[state.face_down]
+    return unpack_sets(planes).reshape(B, -1).astype(np.float32)
+
+
 def state_layout(rules: Rules) -> Layout:
     """The perfect-information state tensor: every hand, the face-down card, the acting
     seat, then the public observation from seat 0's view (absolute seats)."""

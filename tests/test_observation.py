@@ -22,7 +22,13 @@ from support import VARIANTS, reference_games
 
 import mendikot_env
 from mendikot_env import core
-from mendikot_env.observation import ObservationEncoder, encode_state, observation_layout, state_layout
+from mendikot_env.observation import (
+    ObservationEncoder,
+    encode_state,
+    hidden_planes,
+    observation_layout,
+    state_layout,
+)
 from mendikot_env.rules import Rules
 
 VARIANT_NAMES = sorted(VARIANTS)
@@ -376,6 +382,22 @@ def test_state_tensor_holds_every_hand(name: str) -> None:
         assert np.array_equal(layout.view(full, "current"), onehot(state.current, rules.n_players))
         public = encoder.encode(state, np.zeros(16, dtype=np.int64))
         assert np.array_equal(layout.view(full, "public"), public)
+
+
+@pytest.mark.parametrize("name", ["band_ask-mendikot-4p", "cut-mendikot-6p"])
+def test_hidden_planes_hold_every_hand_from_the_seats_view(name: str) -> None:
+    rules = VARIANTS[name]
+    n = rules.n_players
+    for i, state in enumerate(random_states(rules, 5, 16)):
+        if i % 5:
+            continue
+        seats = np.arange(16) % n
+        planes = hidden_planes(state, seats).reshape(16, n + 1, 52)
+        assert planes.dtype == np.float32
+        for b in range(16):
+            for k in range(n):  # relative seat k is absolute seat seats[b] + k
+                assert np.array_equal(planes[b, k], unpack(state.hands[b, (seats[b] + k) % n]))
+        assert np.array_equal(planes[:, n], onehot(state.face_down, 52))
 
 
 def test_env_state_is_the_state_tensor() -> None:

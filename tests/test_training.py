@@ -172,6 +172,10 @@ def test_missing_checkpoint_and_bad_args_fail_clearly(tmp_path: Path) -> None:
         Args(algorithm="dqn")
     with pytest.raises(ValueError, match="pool_share"):
         Args(pool_share=1.5)
+    with pytest.raises(ValueError, match="critic 'oracle' is not allowed"):
+        Args(critic="oracle")
+    with pytest.raises(ValueError, match="needs algorithm 'ppo'"):
+        Args(critic="state", algorithm="dmc")
 
 
 def test_loaded_agent_plays_only_legal_actions_in_every_seat(tmp_path: Path) -> None:
@@ -236,7 +240,9 @@ def test_duplicate_baseline_cancels_the_cards_when_the_learner_plays_like_the_bo
     bot = agents.RuleBasedAgent(rules, "medium")  # no seed: deterministic tie-breaks
     twin = agents.RuleBasedAgent(rules, "medium")
 
-    def policy(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def policy(
+        observations: np.ndarray, masks: np.ndarray, hidden_cards: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         zeros = np.zeros(len(observations), dtype=np.float32)
         return twin.act(observations, masks), zeros, zeros
 
@@ -287,3 +293,69 @@ def test_resume_of_a_run_saved_before_the_hidden_trump_feature(tmp_path: Path) -
     assert agents.load(resumed).network.hidden_trump_feature is False
     fresh = train(tiny_args(tmp_path / "new", rules="band", max_iterations=1))
     assert agents.load(fresh).network.hidden_trump_feature is True
+
+
+def test_centralised_critic_is_given_every_hand_of_the_acting_seat() -> None:
+    from mendikot_env.observation import ObservationEncoder
+    from mendikot_env.training.selfplay import collect_hands
+
+    rules = Rules.preset("band")
+    encoder = ObservationEncoder(rules)
+    bot = agents.RuleBasedAgent(rules, "medium")
+    seen: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def policy(
+        observations: np.ndarray, masks: np.ndarray, hidden_cards: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        assert hidden_cards is not None and hidden_cards.shape == (len(observations), 5 * 52)
+        seen.append((observations, hidden_cards))
+        values = hidden_cards[:, :52].sum(axis=1)  # a "critic" that counts my cards
+        return bot.act(observations, masks), np.zeros(len(observations), dtype=np.float32), values
+
+    common = {"pool_share": 0.5, "gamma": 1.0, "gae_lambda": 1.0}
+    samples, _ = collect_hands(rules, policy, [bot], 32, np.random.default_rng(2), encoder, centralised=True, **common)
+    layout = encoder.layout
+    for observations, hidden in seen:
+        cards = hidden.reshape(-1, 5, 52)
+        assert np.array_equal(cards[:, 0], layout.view(observations, "hand")), "relative seat 0 is the acting seat"
+        # Every card of the pack is in exactly one place: a hand, face down, or played.
+        everywhere = cards.sum(axis=1) + layout.view(observations, "played").sum(axis=1)
+        assert np.array_equal(everywhere, np.ones_like(everywhere))
+    assert np.array_equal(samples.hidden_cards, np.concatenate([h for _, h in seen]))
+    assert np.array_equal(samples.values, samples.hidden_cards[:, :52].sum(axis=1)), "values come from the critic"
+    plain, _ = collect_hands(rules, policy_without_critic(bot), [bot], 8, np.random.default_rng(2), encoder, **common)
+    assert plain.hidden_cards is None
+
+
+def policy_without_critic(bot: object):  # noqa: ANN201
+    def policy(
+        observations: np.ndarray, masks: np.ndarray, hidden_cards: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        assert hidden_cards is None, "no hidden cards unless the critic is centralised"
+        zeros = np.zeros(len(observations), dtype=np.float32)
+        return bot.act(observations, masks), zeros, zeros
+
+    return policy
+
+
+def test_centralised_critic_trains_resumes_exactly_and_stays_out_of_the_agent(tmp_path: Path) -> None:
+    band = {"rules": "band", "critic": "state"}
+    straight = train(tiny_args(tmp_path / "straight", max_iterations=3, **band))
+    train(tiny_args(tmp_path / "resumed", max_iterations=2, **band))
+    resumed = train(tiny_args(tmp_path / "resumed", max_iterations=3, **band), resume=True)
+    a, b = load_checkpoint(straight / "checkpoint.pt"), load_checkpoint(resumed / "checkpoint.pt")
+    assert a["network"]["critic"] == "state" and any(k.startswith("critic.") for k in a["model"])
+    for name, tensor in a["model"].items():
+        assert torch.equal(tensor, b["model"][name]), f"weights differ after resume: {name}"
+    from mendikot_env.training.loop import build_network
+
+    torch.manual_seed(0)  # the run's seed: its initial weights
+    initial = build_network(Rules.preset("band"), a["network"]).state_dict()
+    assert not torch.equal(initial["critic.0.weight"], a["model"]["critic.0.weight"]), "the critic is trained"
+    assert torch.equal(initial["value.weight"], a["model"]["value.weight"]), "the observation value head is unused"
+    exported = load_checkpoint(straight / "agent.pt", kind="agent")
+    assert exported["network"]["critic"] == "observation"
+    assert not any(k.startswith("critic.") for k in exported["model"]), "the critic sees hidden cards: never exported"
+    rules = Rules.preset("band")
+    result = duplicate_arena(rules, agents.load(straight), agents.make("random", rules, seed=1), deals=50, seed=3)
+    assert result.hands == 100

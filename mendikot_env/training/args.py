@@ -35,6 +35,11 @@ class Args:
     hidden_trump_feature: bool = True
     """give the card scorer the suit of my face-down band card, the trump only the hider knows
     (False: the network of runs saved before this feature existed)"""
+    critic: str = "observation"
+    """ppo only: what the value (the baseline of the advantages) sees: "observation", the
+    acting seat's own observation through the policy's torso, or "state", a separate network
+    that also sees every hand and the face-down card (a centralised critic: it is used only
+    in training, the policy still sees only its observation, and agent files leave it out)"""
     learning_rate: float = 3e-4
     """Adam step size"""
     epochs: int = 2
@@ -90,6 +95,10 @@ class Args:
         Rules.preset(self.rules)  # a clear error for an unknown preset, before any work
         if self.algorithm not in ("ppo", "dmc"):
             raise ValueError(f"Args.algorithm {self.algorithm!r} is not allowed; choose 'ppo' or 'dmc'")
+        if self.critic not in ("observation", "state"):
+            raise ValueError(f"Args.critic {self.critic!r} is not allowed; choose 'observation' or 'state'")
+        if self.critic == "state" and self.algorithm != "ppo":
+            raise ValueError(f"Args.critic 'state' needs algorithm 'ppo' (DMC has no critic), got {self.algorithm!r}")
         for name in ("games", "epochs", "minibatch"):
             if getattr(self, name) < 1:
                 raise ValueError(f"Args.{name} must be at least 1, got {getattr(self, name)}")

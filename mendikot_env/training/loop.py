@@ -45,6 +45,11 @@ class Network(nn.Module):
     ``hidden_trump_feature`` the suit features also mark the suit of my face-down band card:
     the trump that only the hider knows, which the card scorer would otherwise have to dig out
     of the context.
+
+    With ``critic="state"`` a separate value network (``critic``) reads the observation
+    plus every hand and the face-down card (:func:`~mendikot_env.observation.hidden_planes`):
+    a centralised critic, for training only. The luck of where the cards lie is then no
+    longer noise in the advantages, which matters most when trump is hidden.
     """
 
     def __init__(
@@ -53,9 +58,11 @@ class Network(nn.Module):
         hidden: tuple[int, ...] = (256, 128),
         card_hidden: int = 32,
         hidden_trump_feature: bool = False,  # False: the network of files saved before it existed
+        critic: str = "observation",
     ) -> None:
         super().__init__()
         self.hidden_trump_feature = hidden_trump_feature
+        self.critic_kind = critic
         layout = ObservationEncoder(rules).layout
         self.n = rules.n_players
         self.obs_size = layout.size
@@ -89,6 +96,13 @@ class Network(nn.Module):
         )
         self.ask = nn.Linear(width, 1)
         self.value = nn.Linear(width, 1)
+        if critic == "state":
+            critic_layers: list[nn.Module] = []
+            width = layout.size + (self.n + 1) * 52
+            for size in hidden:
+                critic_layers += [nn.Linear(width, size), nn.ReLU()]
+                width = size
+            self.critic = nn.Sequential(*critic_layers, nn.Linear(width, 1))
 
     def _piece(self, observations: torch.Tensor, name: str) -> torch.Tensor:
         start, stop = self.pieces[name]
@@ -123,6 +137,15 @@ class Network(nn.Module):
         logits = torch.cat([card_logits, self.ask(context)], dim=1).masked_fill(~masks, -1e9)
         return logits, self.value(context).squeeze(-1)
 
+    def critic_value(self, observations: torch.Tensor, hidden_cards: torch.Tensor) -> torch.Tensor:
+        """(B,) the centralised critic's value (``critic="state"`` only): it also sees the
+        hidden cards, so it is for training, never for choosing a move."""
+        return self.critic(torch.cat([observations, hidden_cards], dim=1)).squeeze(-1)
+
+    def playing_state_dict(self) -> dict[str, torch.Tensor]:
+        """The weights that play (the centralised critic left out): what agent files hold."""
+        return {k: v for k, v in self.state_dict().items() if not k.startswith("critic.")}
+
 
 def _run_network_args(args: Args, saved: dict[str, Any], out: Path) -> Args:
     """``args`` with the network of the run being resumed (a run keeps its network; runs saved
@@ -142,6 +165,7 @@ def network_spec(rules: Rules, args: Args) -> dict[str, Any]:
         "card_hidden": args.card_hidden,
         "algorithm": args.algorithm,
         "hidden_trump_feature": args.hidden_trump_feature,
+        "critic": args.critic,
     }
 
 
@@ -151,6 +175,7 @@ def _network_fields(spec: dict[str, Any]) -> dict[str, Any]:
         "hidden": tuple(int(h) for h in spec["hidden"]),
         "card_hidden": int(spec["card_hidden"]),
         "hidden_trump_feature": bool(spec.get("hidden_trump_feature", False)),  # absent in older files
+        "critic": str(spec.get("critic", "observation")),  # absent in older files
     }
 
 
@@ -163,10 +188,14 @@ def make_policy(network: Network, device: torch.device, generator: torch.Generat
     """The acting function for collection: PPO samples its policy; DMC is epsilon-greedy on Q."""
 
     @torch.no_grad()
-    def policy(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def policy(
+        observations: np.ndarray, masks: np.ndarray, hidden_cards: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         obs = torch.from_numpy(observations).to(device)
         mask = torch.from_numpy(masks).to(device)
         logits, values = network(obs, mask)
+        if hidden_cards is not None:
+            values = network.critic_value(obs, torch.from_numpy(hidden_cards).to(device))
         if args.algorithm == "dmc":
             explore = torch.rand(len(obs), generator=generator) < args.epsilon
             uniform = mask.cpu().float()
@@ -221,7 +250,9 @@ def train(args: Args, resume: bool = False) -> Path:
     log = MetricsLog(out, resume=resume)
     policy = make_policy(network, device, generator, args)
 
-    def teacher_policy(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def teacher_policy(
+        observations: np.ndarray, masks: np.ndarray, hidden_cards: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         zeros = np.zeros(len(observations), dtype=np.float32)
         return np.asarray(teacher.act(observations, masks), dtype=np.int64), zeros, zeros
 
@@ -242,6 +273,7 @@ def train(args: Args, resume: bool = False) -> Path:
         }
         save_atomic(payload, out / "checkpoint.pt")
 
+    centralised = args.critic == "state"  # the value sees every hand (training only)
     budget = args.minutes * 60.0
     session_start = time.perf_counter() - counters["seconds"]
     last_checkpoint = last_eval = time.perf_counter()
@@ -269,6 +301,7 @@ def train(args: Args, resume: bool = False) -> Path:
             args.tens_reward,
             pool_weights(len(bots), len(opponents) - len(bots), args.pool_bot_share),
             len(bots) if args.duplicate_baseline and not imitating else 0,
+            centralised,
         )
 
         # 2. Update: clipped PPO on every learner decision, advantages normalised per batch.
@@ -281,6 +314,7 @@ def train(args: Args, resume: bool = False) -> Path:
         advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
         returns = torch.from_numpy(samples.returns).to(device)
         outcomes = torch.from_numpy(samples.outcomes).to(device)
+        hidden_cards = torch.from_numpy(samples.hidden_cards).to(device) if centralised else None
         update_start = time.perf_counter()
         losses = {"policy": 0.0, "value": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0}
         n_minibatches = 0
@@ -289,6 +323,8 @@ def train(args: Args, resume: bool = False) -> Path:
             for start in range(0, len(samples), args.minibatch):
                 idx = order[start : start + args.minibatch]
                 logits, values = network(obs[idx], masks[idx])
+                if hidden_cards is not None:
+                    values = network.critic_value(obs[idx], hidden_cards[idx])
                 if imitating:
                     # Warm start: copy the teacher's choices; the value head learns the results.
                     policy_loss = nn.functional.cross_entropy(logits, actions[idx])
@@ -402,7 +438,7 @@ def export_agent(network: Network, rules: Rules, args: Args, path: Path) -> Path
     payload = {
         "kind": "agent",
         "rules": rules.to_dict(),
-        "network": network_spec(rules, args),
-        "model": {k: v.detach().cpu().half() for k, v in network.state_dict().items()},
+        "network": {**network_spec(rules, args), "critic": "observation"},  # the critic stays behind
+        "model": {k: v.detach().cpu().half() for k, v in network.playing_state_dict().items()},
     }
     return save_atomic(payload, path)

@@ -21,13 +21,14 @@ import numpy as np
 from .. import core
 from ..cards import NUM_ACTIONS, unpack_sets
 from ..match import team_rewards
-from ..observation import ObservationEncoder
+from ..observation import ObservationEncoder, hidden_planes
 from ..rules import Rules
 
 LEARNER = 0  # seat_player value of the learner; opponents are 1, 2, ...
 
-# policy(observations, masks) -> (actions, log-probabilities, values), all (N,) arrays.
-Policy = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
+# policy(observations, masks, hidden_cards) -> (actions, log-probabilities, values), all (N,)
+# arrays; hidden_cards is None unless the critic is centralised (see ``collect_hands``).
+Policy = Callable[[np.ndarray, np.ndarray, np.ndarray | None], tuple[np.ndarray, np.ndarray, np.ndarray]]
 
 
 @dataclass
@@ -42,6 +43,7 @@ class Samples:
     advantages: np.ndarray  # (N,) float32: GAE along the seat's decisions
     returns: np.ndarray  # (N,) float32: advantages + values (value target)
     outcomes: np.ndarray  # (N,) float32: Monte-Carlo return from the decision (shaping + hand result)
+    hidden_cards: np.ndarray | None = None  # (N, (n + 1) * 52) float32: for a centralised critic only
 
     def __len__(self) -> int:
         return int(self.actions.shape[0])
@@ -96,6 +98,7 @@ def collect_hands(
     tens_reward: float = 0.0,
     opponent_weights: np.ndarray | None = None,
     duplicate: int = 0,
+    centralised: bool = False,
 ) -> tuple[Samples, CollectStats]:
     """Play ``n_games`` full hands and return the learner's decisions with advantages.
 
@@ -111,6 +114,10 @@ def collect_hands(
         gamma, gae_lambda: discount and GAE lambda along each seat's decisions.
         tens_reward: shaping: each ten a team takes gives its seats this reward (and the
             other team's seats minus this) as it happens; 0 leaves only the hand's result.
+        duplicate: the first ``duplicate`` opponents are bots whose games are replayed bot
+            against bot for the duplicate baseline (see :func:`duplicate_baseline`).
+        centralised: the policy's values come from a centralised critic: it is given every
+            hand and the face-down card of each decision (kept in ``Samples.hidden_cards``).
     """
     stats = CollectStats()
     start = time.perf_counter()
@@ -142,10 +149,12 @@ def collect_hands(
         actions = np.zeros(n_games, dtype=np.int64)
         mine = np.flatnonzero(who == LEARNER)
         if mine.size:
-            chosen, log_probs, values = policy(observations[mine], masks[mine])
+            hidden_cards = hidden_planes(state, seats)[mine] if centralised else None
+            chosen, log_probs, values = policy(observations[mine], masks[mine], hidden_cards)
             actions[mine] = chosen
             steps.append(
                 {
+                    "hidden_cards": hidden_cards,
                     "step": len(shaping),
                     "games": mine,
                     "seats": seats[mine],
@@ -191,6 +200,7 @@ def collect_hands(
         advantages=advantages,
         returns=advantages + np.concatenate([s["values"] for s in steps]).astype(np.float32),
         outcomes=outcomes,
+        hidden_cards=np.concatenate([s["hidden_cards"] for s in steps]) if centralised else None,
     )
     pool = (players != LEARNER).any(axis=1)
     stats.pool_hands = int(np.count_nonzero(pool))
