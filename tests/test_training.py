@@ -240,9 +240,7 @@ def test_duplicate_baseline_cancels_the_cards_when_the_learner_plays_like_the_bo
     bot = agents.RuleBasedAgent(rules, "medium")  # no seed: deterministic tie-breaks
     twin = agents.RuleBasedAgent(rules, "medium")
 
-    def policy(
-        observations: np.ndarray, masks: np.ndarray, hidden_cards: np.ndarray | None
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def policy(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         zeros = np.zeros(len(observations), dtype=np.float32)
         return twin.act(observations, masks), zeros, zeros
 
@@ -328,14 +326,30 @@ def test_centralised_critic_is_given_every_hand_of_the_acting_seat() -> None:
 
 
 def policy_without_critic(bot: object):  # noqa: ANN201
-    def policy(
-        observations: np.ndarray, masks: np.ndarray, hidden_cards: np.ndarray | None
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        assert hidden_cards is None, "no hidden cards unless the critic is centralised"
-        zeros = np.zeros(len(observations), dtype=np.float32)
+    def policy(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        zeros = np.zeros(len(observations), dtype=np.float32)  # two arguments: no hidden cards
         return bot.act(observations, masks), zeros, zeros
 
     return policy
+
+
+def test_training_policy_takes_its_values_from_the_centralised_critic() -> None:
+    from mendikot_env.training.loop import Network, make_policy
+
+    rules = Rules.preset("band")
+    network = Network(rules, (16,), 8, critic="state").eval()
+    rng = np.random.default_rng(0)
+    obs = rng.random((8, network.obs_size), dtype=np.float32)
+    hidden = (rng.random((8, 5 * 52)) < 0.2).astype(np.float32)
+    masks = np.ones((8, 53), dtype=bool)
+    policy = make_policy(network, torch.device("cpu"), torch.Generator().manual_seed(0), Args(critic="state"))
+    _, _, values = policy(obs, masks, hidden)
+    with torch.no_grad():
+        expected = network.critic_value(torch.from_numpy(obs), torch.from_numpy(hidden)).numpy()
+        head = network(torch.from_numpy(obs), torch.from_numpy(masks))[1].numpy()
+    assert np.allclose(values, expected) and not np.allclose(values, head)
+    with pytest.raises(ValueError, match="critic 'oracle' is not allowed"):
+        Network(rules, (16,), 8, critic="oracle")
 
 
 def test_centralised_critic_trains_resumes_exactly_and_stays_out_of_the_agent(tmp_path: Path) -> None:
@@ -353,8 +367,9 @@ def test_centralised_critic_trains_resumes_exactly_and_stays_out_of_the_agent(tm
     initial = build_network(Rules.preset("band"), a["network"]).state_dict()
     assert not torch.equal(initial["critic.0.weight"], a["model"]["critic.0.weight"]), "the critic is trained"
     assert torch.equal(initial["value.weight"], a["model"]["value.weight"]), "the observation value head is unused"
+    assert not any(k.startswith("critic.") for snapshot in a["pool"] for k in snapshot), "snapshots only play"
     exported = load_checkpoint(straight / "agent.pt", kind="agent")
-    assert exported["network"]["critic"] == "observation"
+    assert exported["network"]["critic"] == "observation" and exported["network"]["value_head_trained"] is False
     assert not any(k.startswith("critic.") for k in exported["model"]), "the critic sees hidden cards: never exported"
     rules = Rules.preset("band")
     result = duplicate_arena(rules, agents.load(straight), agents.make("random", rules, seed=1), deals=50, seed=3)

@@ -61,6 +61,8 @@ class Network(nn.Module):
         critic: str = "observation",
     ) -> None:
         super().__init__()
+        if critic not in ("observation", "state"):
+            raise ValueError(f"Network critic {critic!r} is not allowed; choose 'observation' or 'state'")
         self.hidden_trump_feature = hidden_trump_feature
         self.critic_kind = critic
         layout = ObservationEncoder(rules).layout
@@ -377,7 +379,7 @@ def train(args: Args, resume: bool = False) -> Path:
         counters["decisions"] += stats.all_decisions
         counters["seconds"] = time.perf_counter() - session_start
         if counters["iteration"] % args.snapshot_every == 0:
-            snapshots = (snapshots + [{k: v.detach().cpu().clone() for k, v in network.state_dict().items()}])[
+            snapshots = (snapshots + [{k: v.detach().cpu().clone() for k, v in network.playing_state_dict().items()}])[
                 -args.pool_snapshots :
             ]
         row = {
@@ -427,8 +429,9 @@ def snapshot_agent(weights: dict[str, torch.Tensor], rules: Rules, args: Args, d
     """A frozen past learner for the opponent pool (samples from its policy)."""
     from agents.neural import NeuralAgent
 
-    network = build_network(rules, network_spec(rules, args)).to(device)
-    network.load_state_dict(weights)
+    network = build_network(rules, {**network_spec(rules, args), "critic": "observation"}).to(device)
+    # Pools of runs saved before snapshots left the critic out still hold its weights.
+    network.load_state_dict({k: v for k, v in weights.items() if not k.startswith("critic.")})
     greedy = args.algorithm == "dmc"  # Q-values are not logits: a DMC snapshot plays its best action
     return NeuralAgent(network, rules, greedy=greedy, seed=args.seed, device=device, name="snapshot")
 
@@ -438,7 +441,8 @@ def export_agent(network: Network, rules: Rules, args: Args, path: Path) -> Path
     payload = {
         "kind": "agent",
         "rules": rules.to_dict(),
-        "network": {**network_spec(rules, args), "critic": "observation"},  # the critic stays behind
+        # The centralised critic stays behind; then the file's own value head was never trained.
+        "network": {**network_spec(rules, args), "critic": "observation", "value_head_trained": args.critic != "state"},
         "model": {k: v.detach().cpu().half() for k, v in network.playing_state_dict().items()},
     }
     return save_atomic(payload, path)

@@ -26,9 +26,9 @@ from ..rules import Rules
 
 LEARNER = 0  # seat_player value of the learner; opponents are 1, 2, ...
 
-# policy(observations, masks, hidden_cards) -> (actions, log-probabilities, values), all (N,)
-# arrays; hidden_cards is None unless the critic is centralised (see ``collect_hands``).
-Policy = Callable[[np.ndarray, np.ndarray, np.ndarray | None], tuple[np.ndarray, np.ndarray, np.ndarray]]
+# policy(observations, masks) -> (actions, log-probabilities, values), all (N,) arrays; with a
+# centralised critic it is called as policy(observations, masks, hidden_cards) (see ``collect_hands``).
+Policy = Callable[..., tuple[np.ndarray, np.ndarray, np.ndarray]]
 
 
 @dataclass
@@ -149,8 +149,12 @@ def collect_hands(
         actions = np.zeros(n_games, dtype=np.int64)
         mine = np.flatnonzero(who == LEARNER)
         if mine.size:
-            hidden_cards = hidden_planes(state, seats)[mine] if centralised else None
-            chosen, log_probs, values = policy(observations[mine], masks[mine], hidden_cards)
+            if centralised:
+                hidden_cards = hidden_planes(state, seats)[mine]
+                chosen, log_probs, values = policy(observations[mine], masks[mine], hidden_cards)
+            else:
+                hidden_cards = None
+                chosen, log_probs, values = policy(observations[mine], masks[mine])
             actions[mine] = chosen
             steps.append(
                 {
