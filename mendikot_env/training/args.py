@@ -7,6 +7,8 @@ from typing import Any
 
 from ..rules import Rules
 
+CRITICS = ("observation", "state")  # what the value may see (see Args.critic)
+
 
 @dataclass
 class Args:
@@ -95,8 +97,8 @@ class Args:
         Rules.preset(self.rules)  # a clear error for an unknown preset, before any work
         if self.algorithm not in ("ppo", "dmc"):
             raise ValueError(f"Args.algorithm {self.algorithm!r} is not allowed; choose 'ppo' or 'dmc'")
-        if self.critic not in ("observation", "state"):
-            raise ValueError(f"Args.critic {self.critic!r} is not allowed; choose 'observation' or 'state'")
+        if self.critic not in CRITICS:
+            raise ValueError(f"Args.critic {self.critic!r} is not allowed; choose one of {CRITICS}")
         if self.critic == "state" and self.algorithm != "ppo":
             raise ValueError(f"Args.critic 'state' needs algorithm 'ppo' (DMC has no critic), got {self.algorithm!r}")
         for name in ("games", "epochs", "minibatch"):

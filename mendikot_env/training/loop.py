@@ -27,7 +27,7 @@ from torch import nn
 
 from ..observation import ObservationEncoder
 from ..rules import Rules, resolve_rules
-from .args import Args
+from .args import CRITICS, Args
 from .checkpoint import CheckpointError, load_checkpoint, save_atomic
 from .evaluate import evaluate_against
 from .metrics import MetricsLog
@@ -61,22 +61,16 @@ class Network(nn.Module):
         critic: str = "observation",
     ) -> None:
         super().__init__()
-        if critic not in ("observation", "state"):
-            raise ValueError(f"Network critic {critic!r} is not allowed; choose 'observation' or 'state'")
+        if critic not in CRITICS:
+            raise ValueError(f"Network critic {critic!r} is not allowed; choose one of {CRITICS}")
         self.hidden_trump_feature = hidden_trump_feature
-        self.critic_kind = critic
         layout = ObservationEncoder(rules).layout
         self.n = rules.n_players
         self.obs_size = layout.size
         self.card_planes_end = layout.pieces["voids"].start
         self.n_planes = self.card_planes_end // 52
         self.pieces = {name: (p.start, p.stop) for name, p in layout.pieces.items()}
-        layers: list[nn.Module] = []
-        width = layout.size
-        for size in hidden:
-            layers += [nn.Linear(width, size), nn.ReLU()]
-            width = size
-        self.torso = nn.Sequential(*layers)
+        self.torso, width = _relu_layers(layout.size, hidden)
         cards = torch.arange(52)
         static = torch.cat(
             [
@@ -99,12 +93,8 @@ class Network(nn.Module):
         self.ask = nn.Linear(width, 1)
         self.value = nn.Linear(width, 1)
         if critic == "state":
-            critic_layers: list[nn.Module] = []
-            width = layout.size + (self.n + 1) * 52
-            for size in hidden:
-                critic_layers += [nn.Linear(width, size), nn.ReLU()]
-                width = size
-            self.critic = nn.Sequential(*critic_layers, nn.Linear(width, 1))
+            critic_torso, critic_width = _relu_layers(layout.size + (self.n + 1) * 52, hidden)
+            self.critic = nn.Sequential(*critic_torso, nn.Linear(critic_width, 1))
 
     def _piece(self, observations: torch.Tensor, name: str) -> torch.Tensor:
         start, stop = self.pieces[name]
@@ -146,7 +136,21 @@ class Network(nn.Module):
 
     def playing_state_dict(self) -> dict[str, torch.Tensor]:
         """The weights that play (the centralised critic left out): what agent files hold."""
-        return {k: v for k, v in self.state_dict().items() if not k.startswith("critic.")}
+        return playing_weights(self.state_dict())
+
+
+def _relu_layers(width: int, hidden: tuple[int, ...]) -> tuple[nn.Sequential, int]:
+    """Linear + ReLU layers of the given sizes from ``width`` inputs, and their output width."""
+    layers: list[nn.Module] = []
+    for size in hidden:
+        layers += [nn.Linear(width, size), nn.ReLU()]
+        width = size
+    return nn.Sequential(*layers), width
+
+
+def playing_weights(weights: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """``weights`` without the centralised critic's: what plays, and what agent files hold."""
+    return {k: v for k, v in weights.items() if not k.startswith("critic.")}
 
 
 def _run_network_args(args: Args, saved: dict[str, Any], out: Path) -> Args:
@@ -169,6 +173,11 @@ def network_spec(rules: Rules, args: Args) -> dict[str, Any]:
         "hidden_trump_feature": args.hidden_trump_feature,
         "critic": args.critic,
     }
+
+
+def playing_spec(rules: Rules, args: Args) -> dict[str, Any]:
+    """The spec of the network that plays (snapshots, agent files): the critic stays behind."""
+    return {**network_spec(rules, args), "critic": "observation"}
 
 
 def _network_fields(spec: dict[str, Any]) -> dict[str, Any]:
@@ -429,9 +438,9 @@ def snapshot_agent(weights: dict[str, torch.Tensor], rules: Rules, args: Args, d
     """A frozen past learner for the opponent pool (samples from its policy)."""
     from agents.neural import NeuralAgent
 
-    network = build_network(rules, {**network_spec(rules, args), "critic": "observation"}).to(device)
+    network = build_network(rules, playing_spec(rules, args)).to(device)
     # Pools of runs saved before snapshots left the critic out still hold its weights.
-    network.load_state_dict({k: v for k, v in weights.items() if not k.startswith("critic.")})
+    network.load_state_dict(playing_weights(weights))
     greedy = args.algorithm == "dmc"  # Q-values are not logits: a DMC snapshot plays its best action
     return NeuralAgent(network, rules, greedy=greedy, seed=args.seed, device=device, name="snapshot")
 
@@ -441,8 +450,8 @@ def export_agent(network: Network, rules: Rules, args: Args, path: Path) -> Path
     payload = {
         "kind": "agent",
         "rules": rules.to_dict(),
-        # The centralised critic stays behind; then the file's own value head was never trained.
-        "network": {**network_spec(rules, args), "critic": "observation", "value_head_trained": args.critic != "state"},
+        # After a centralised-critic run the file's own value head was never trained.
+        "network": {**playing_spec(rules, args), "value_head_trained": args.critic != "state"},
         "model": {k: v.detach().cpu().half() for k, v in network.playing_state_dict().items()},
     }
     return save_atomic(payload, path)
