@@ -7,7 +7,30 @@ from typing import Any
 
 import numpy as np
 
+from mendikot_env.cards import NUM_ACTIONS
 from mendikot_env.rules import Rules
+
+
+def with_advice(advisor: Any, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """(B, D + 53) float32: the observations with the advisor's chosen action appended as a
+    one-hot, the input of a network trained with an advisor (``Args.advisor``).
+
+    The advisor acts on the same observation and mask, so the extra input holds nothing the
+    seat could not work out itself.
+    """
+    advice = np.zeros((len(observations), NUM_ACTIONS), dtype=np.float32)
+    advice[np.arange(len(observations)), advisor.act(observations, masks)] = 1.0
+    return np.concatenate([np.asarray(observations, dtype=np.float32), advice], axis=1)
+
+
+def make_advisor(name: str, rules: Rules) -> Any:
+    """The advisor a network was trained with (None for ``"none"``): a rule-based agent with
+    no tie-breaking jitter, so its advice is a pure function of the observation."""
+    if name == "none":
+        return None
+    from agents.rule_based import RuleBasedAgent
+
+    return RuleBasedAgent(rules, name, seed=None)
 
 
 class NeuralAgent:
@@ -38,10 +61,13 @@ class NeuralAgent:
         self.device = torch.device(device)
         self.name = name
         self.generator = torch.Generator().manual_seed(0 if seed is None else int(seed))
+        self.advisor = make_advisor(getattr(network, "advisor", "none"), rules)
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         import torch
 
+        if self.advisor is not None:
+            observations = with_advice(self.advisor, observations, masks)
         with torch.no_grad():
             obs = torch.from_numpy(np.ascontiguousarray(observations, dtype=np.float32)).to(self.device)
             mask = torch.from_numpy(np.asarray(masks) != 0).to(self.device)

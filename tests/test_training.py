@@ -352,15 +352,22 @@ def test_training_policy_takes_its_values_from_the_centralised_critic() -> None:
         Network(rules, (16,), 8, critic="oracle")
 
 
-def test_centralised_critic_trains_resumes_exactly_and_stays_out_of_the_agent(tmp_path: Path) -> None:
-    band = {"rules": "band", "critic": "state"}
-    straight = train(tiny_args(tmp_path / "straight", max_iterations=3, **band))
-    train(tiny_args(tmp_path / "resumed", max_iterations=2, **band))
-    resumed = train(tiny_args(tmp_path / "resumed", max_iterations=3, **band), resume=True)
+def run_straight_and_resumed(tmp_path: Path, **changes: object) -> tuple[Path, dict]:
+    """Train 3 iterations straight and 2 + 1 with a resume; check they end bit for bit alike.
+    Returns the straight run's folder and its checkpoint."""
+    straight = train(tiny_args(tmp_path / "straight", max_iterations=3, **changes))
+    train(tiny_args(tmp_path / "resumed", max_iterations=2, **changes))
+    resumed = train(tiny_args(tmp_path / "resumed", max_iterations=3, **changes), resume=True)
     a, b = load_checkpoint(straight / "checkpoint.pt"), load_checkpoint(resumed / "checkpoint.pt")
-    assert a["network"]["critic"] == "state" and any(k.startswith("critic.") for k in a["model"])
+    assert a["counters"] == {**b["counters"], "seconds": a["counters"]["seconds"]}
     for name, tensor in a["model"].items():
         assert torch.equal(tensor, b["model"][name]), f"weights differ after resume: {name}"
+    return straight, a
+
+
+def test_centralised_critic_trains_resumes_exactly_and_stays_out_of_the_agent(tmp_path: Path) -> None:
+    straight, a = run_straight_and_resumed(tmp_path, rules="band", critic="state")
+    assert a["network"]["critic"] == "state" and any(k.startswith("critic.") for k in a["model"])
     from mendikot_env.training.loop import build_network
 
     torch.manual_seed(0)  # the run's seed: its initial weights
@@ -374,3 +381,85 @@ def test_centralised_critic_trains_resumes_exactly_and_stays_out_of_the_agent(tm
     rules = Rules.preset("band")
     result = duplicate_arena(rules, agents.load(straight), agents.make("random", rules, seed=1), deals=50, seed=3)
     assert result.hands == 100
+
+
+def advice_following_network(rules: Rules) -> torch.nn.Module:
+    """An advised network whose weights do nothing but follow the advice: the advised card
+    plane and the advised ask feed a logit of 10, everything else 0."""
+    from mendikot_env.training.loop import Network
+
+    network = Network(rules, (16,), 8, advisor="hard").eval()
+    with torch.no_grad():
+        for parameter in network.parameters():
+            parameter.zero_()
+        network.from_planes.weight[0, -1] = 10.0  # the advice plane: the last card plane
+        network.card_out[1].weight[0, 0] = 1.0
+        network.card_out[3].weight[0, 0] = 1.0
+        network.torso[0].weight[0, -1] = 1.0  # the advised ask: the last input
+        network.ask.weight[0, 0] = 10.0
+    return network
+
+
+@pytest.mark.parametrize("preset", ["standard", "band"])
+def test_an_advised_agent_computes_the_advice_from_the_observation_it_is_given(preset: str) -> None:
+    from mendikot_env import core
+    from mendikot_env.observation import ObservationEncoder
+
+    rules = Rules.preset(preset)
+    encoder = ObservationEncoder(rules)
+    hard, noise = agents.RuleBasedAgent(rules, "hard"), agents.RandomAgent(seed=1)
+    follower = NeuralAgent(advice_following_network(rules), rules)
+    state, rng, asked = core.new_hands(rules, 64, rng=0), np.random.default_rng(1), 0
+    while (live := np.flatnonzero(state.phase != core.OVER)).size:
+        obs = encoder.encode(state, np.maximum(state.current, 0))[live]
+        masks = core.legal_action_mask(state)[live]
+        expected = hard.act(obs, masks)
+        assert np.array_equal(follower.act(obs, masks), expected), "the agent plays exactly the advice"
+        asked += int(np.count_nonzero(expected == 52))
+        actions = np.zeros(state.batch_size, dtype=np.int64)  # half hard, half random: varied states
+        actions[live] = np.where(rng.random(live.size) < 0.5, expected, noise.act(obs, masks))
+        core.step(state, actions, check=False)
+    assert preset == "standard" or asked > 0, "band games ask for the trump, and the ask is followed too"
+
+
+def test_collection_keeps_the_advised_input_and_opponents_see_plain_observations() -> None:
+    from agents.neural import make_advisor, with_advice
+    from mendikot_env.observation import ObservationEncoder
+    from mendikot_env.training.selfplay import collect_hands
+
+    rules = Rules.preset("band")
+    encoder = ObservationEncoder(rules)
+    bot, advisor = agents.RuleBasedAgent(rules, "medium"), make_advisor("hard", rules)
+    given: list[np.ndarray] = []
+
+    def policy(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        given.append(observations)
+        zeros = np.zeros(len(observations), dtype=np.float32)
+        return bot.act(observations[:, : encoder.size], masks), zeros, zeros
+
+    samples, _ = collect_hands(
+        rules, policy, [bot], 32, np.random.default_rng(2), encoder, pool_share=0.5, gamma=1.0, gae_lambda=1.0,
+        advise=lambda obs, masks: with_advice(advisor, obs, masks),
+    )  # fmt: skip
+    assert samples.observations.shape[1] == encoder.size + 53
+    assert np.array_equal(samples.observations, np.concatenate(given))
+    plain, advice = samples.observations[:, : encoder.size], samples.observations[:, encoder.size :]
+    assert np.array_equal(advice.sum(axis=1), np.ones(len(samples))), "one advised action per decision"
+    assert np.array_equal(advice.argmax(axis=1), advisor.act(plain, samples.masks))
+
+
+def test_an_advised_run_resumes_exactly_and_its_agent_brings_its_advisor(tmp_path: Path) -> None:
+    straight, a = run_straight_and_resumed(tmp_path, rules="band", advisor="hard")
+    assert a["network"]["advisor"] == "hard"
+    rules = Rules.preset("band")
+    agent = agents.load(straight)
+    assert load_checkpoint(straight / "agent.pt", kind="agent")["network"]["advisor"] == "hard"
+    assert agent.advisor is not None and agent.network.obs_size == agents.RuleBasedAgent(rules).layout.size + 53
+    result = duplicate_arena(rules, agent, agents.make("random", rules, seed=1), deals=50, seed=3)
+    assert result.hands == 100
+    with pytest.raises(ValueError, match="advisor 'oracle' is not allowed"):
+        Args(advisor="oracle")
+    from mendikot_env.training.loop import Network
+
+    with pytest.raises(ValueError, match="advisor 'oracle' is not allowed"):
+        Network(rules, (16,), 8, advisor="oracle")

@@ -8,6 +8,7 @@ from typing import Any
 from ..rules import Rules
 
 CRITICS = ("observation", "state")  # what the value may see (see Args.critic)
+ADVISORS = ("none", "easy", "medium", "hard")  # whose suggested move the network may see (see Args.advisor)
 
 
 @dataclass
@@ -42,6 +43,11 @@ class Args:
     acting seat's own observation through the policy's torso, or "state", a separate network
     that also sees every hand and the face-down card (a centralised critic: it is used only
     in training, the policy still sees only its observation, and agent files leave it out)"""
+    advisor: str = "none"
+    """a rule-based agent ("easy", "medium", "hard") whose chosen move the network sees beside
+    the observation, as one more card plane and input ("none": the observation alone); the
+    agent computes it again from the observation whenever it plays, so it is part of the
+    agent, not a peek at hidden cards"""
     learning_rate: float = 3e-4
     """Adam step size"""
     epochs: int = 2
@@ -101,6 +107,8 @@ class Args:
             raise ValueError(f"Args.critic {self.critic!r} is not allowed; choose one of {CRITICS}")
         if self.critic == "state" and self.algorithm != "ppo":
             raise ValueError(f"Args.critic 'state' needs algorithm 'ppo' (DMC has no critic), got {self.algorithm!r}")
+        if self.advisor not in ADVISORS:
+            raise ValueError(f"Args.advisor {self.advisor!r} is not allowed; choose one of {ADVISORS}")
         for name in ("games", "epochs", "minibatch"):
             if getattr(self, name) < 1:
                 raise ValueError(f"Args.{name} must be at least 1, got {getattr(self, name)}")

@@ -25,9 +25,10 @@ import numpy as np
 import torch
 from torch import nn
 
+from ..cards import NUM_ACTIONS
 from ..observation import ObservationEncoder
 from ..rules import Rules, resolve_rules
-from .args import CRITICS, Args
+from .args import ADVISORS, CRITICS, Args
 from .checkpoint import CheckpointError, load_checkpoint, save_atomic
 from .evaluate import evaluate_against
 from .metrics import MetricsLog
@@ -46,6 +47,11 @@ class Network(nn.Module):
     the trump that only the hider knows, which the card scorer would otherwise have to dig out
     of the context.
 
+    With an ``advisor`` (a rule-based agent) the input ends with the advisor's chosen action
+    as a one-hot (:func:`agents.neural.with_advice`): the torso reads it, and the card scorer
+    gets it as one more card plane, so following the advice is one weight away and the
+    training learns where to depart from it.
+
     With ``critic="state"`` a separate value network (``critic``) reads the observation
     plus every hand and the face-down card (:func:`~mendikot_env.observation.hidden_planes`):
     a centralised critic, for training only. The luck of where the cards lie is then no
@@ -59,18 +65,23 @@ class Network(nn.Module):
         card_hidden: int = 32,
         hidden_trump_feature: bool = False,  # False: the network of files saved before it existed
         critic: str = "observation",
+        advisor: str = "none",
     ) -> None:
         super().__init__()
         if critic not in CRITICS:
             raise ValueError(f"Network critic {critic!r} is not allowed; choose one of {CRITICS}")
+        if advisor not in ADVISORS:
+            raise ValueError(f"Network advisor {advisor!r} is not allowed; choose one of {ADVISORS}")
         self.hidden_trump_feature = hidden_trump_feature
+        self.advisor = advisor
+        advised = advisor != "none"
         layout = ObservationEncoder(rules).layout
         self.n = rules.n_players
-        self.obs_size = layout.size
+        self.obs_size = layout.size + NUM_ACTIONS * advised  # the network's input width
         self.card_planes_end = layout.pieces["voids"].start
         self.n_planes = self.card_planes_end // 52
         self.pieces = {name: (p.start, p.stop) for name, p in layout.pieces.items()}
-        self.torso, width = _relu_layers(layout.size, hidden)
+        self.torso, width = _relu_layers(self.obs_size, hidden)
         cards = torch.arange(52)
         static = torch.cat(
             [
@@ -83,7 +94,7 @@ class Network(nn.Module):
         self.register_buffer("static", static)  # (52, 18): rank, suit, is a ten
         # The first layer of the card scorer, split by where its inputs come from, so no
         # (B, 52, features) tensor is ever built: card planes, suit features, static, context.
-        self.from_planes = nn.Linear(self.n_planes, card_hidden)
+        self.from_planes = nn.Linear(self.n_planes + advised, card_hidden)
         self.from_suit = nn.Linear(2 + self.n + 1 + int(hidden_trump_feature), card_hidden, bias=False)
         self.from_static = nn.Linear(18, card_hidden, bias=False)
         self.from_context = nn.Linear(width, card_hidden, bias=False)
@@ -93,7 +104,7 @@ class Network(nn.Module):
         self.ask = nn.Linear(width, 1)
         self.value = nn.Linear(width, 1)
         if critic == "state":
-            critic_torso, critic_width = _relu_layers(layout.size + (self.n + 1) * 52, hidden)
+            critic_torso, critic_width = _relu_layers(self.obs_size + (self.n + 1) * 52, hidden)
             self.critic = nn.Sequential(*critic_torso, nn.Linear(critic_width, 1))
 
     def _piece(self, observations: torch.Tensor, name: str) -> torch.Tensor:
@@ -119,6 +130,8 @@ class Network(nn.Module):
         batch = observations.shape[0]
         context = self.torso(observations)
         planes = observations[:, : self.card_planes_end].reshape(batch, self.n_planes, 52)
+        if self.advisor != "none":  # the advised card: the one-hot after the observation
+            planes = torch.cat([planes, observations[:, None, -NUM_ACTIONS:-1]], dim=1)
         hidden = (
             self.from_planes(planes.transpose(1, 2))
             + self.from_suit(self.suit_features(observations)).repeat_interleave(13, dim=1)
@@ -172,6 +185,7 @@ def network_spec(rules: Rules, args: Args) -> dict[str, Any]:
         "algorithm": args.algorithm,
         "hidden_trump_feature": args.hidden_trump_feature,
         "critic": args.critic,
+        "advisor": args.advisor,
     }
 
 
@@ -187,6 +201,7 @@ def _network_fields(spec: dict[str, Any]) -> dict[str, Any]:
         "card_hidden": int(spec["card_hidden"]),
         "hidden_trump_feature": bool(spec.get("hidden_trump_feature", False)),  # absent in older files
         "critic": str(spec.get("critic", "observation")),  # absent in older files
+        "advisor": str(spec.get("advisor", "none")),  # absent in older files
     }
 
 
@@ -251,6 +266,7 @@ def train(args: Args, resume: bool = False) -> Path:
         counters = dict(state["counters"])
         snapshots = list(state["pool"])
     from agents import make  # the rule-based bots of the pool and the evaluation
+    from agents.neural import make_advisor, with_advice
 
     bots = [make(name, rules, seed=args.seed + i) for i, name in enumerate(args.pool_bots)]
     teacher = make(args.teacher, rules, seed=args.seed) if args.imitate_iterations else None
@@ -260,12 +276,15 @@ def train(args: Args, resume: bool = False) -> Path:
             agent.rng.bit_generator.state = bit_state
     log = MetricsLog(out, resume=resume)
     policy = make_policy(network, device, generator, args)
+    advisor = make_advisor(args.advisor, rules)
+    advise = None if advisor is None else lambda obs, masks: with_advice(advisor, obs, masks)
 
     def teacher_policy(
         observations: np.ndarray, masks: np.ndarray, hidden_cards: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         zeros = np.zeros(len(observations), dtype=np.float32)
-        return np.asarray(teacher.act(observations, masks), dtype=np.int64), zeros, zeros
+        plain = observations[:, : encoder.size]  # without the advice, if any
+        return np.asarray(teacher.act(plain, masks), dtype=np.int64), zeros, zeros
 
     def checkpoint() -> None:
         payload = {
@@ -313,6 +332,7 @@ def train(args: Args, resume: bool = False) -> Path:
             pool_weights(len(bots), len(opponents) - len(bots), args.pool_bot_share),
             len(bots) if args.duplicate_baseline and not imitating else 0,
             centralised,
+            advise,
         )
 
         # 2. Update: clipped PPO on every learner decision, advantages normalised per batch.

@@ -99,6 +99,7 @@ def collect_hands(
     opponent_weights: np.ndarray | None = None,
     duplicate: int = 0,
     centralised: bool = False,
+    advise: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
 ) -> tuple[Samples, CollectStats]:
     """Play ``n_games`` full hands and return the learner's decisions with advantages.
 
@@ -118,6 +119,9 @@ def collect_hands(
             against bot for the duplicate baseline (see :func:`duplicate_baseline`).
         centralised: the policy's values come from a centralised critic: it is given every
             hand and the face-down card of each decision (kept in ``Samples.hidden_cards``).
+        advise: turns the learner's observations and masks into its network's input (the
+            advisor's move appended, see ``agents.neural.with_advice``); the samples keep
+            that input. Opponents always get the plain observations.
     """
     stats = CollectStats()
     start = time.perf_counter()
@@ -143,18 +147,21 @@ def collect_hands(
         who = np.where(live, players[rows, seats], -1)
         t1 = time.perf_counter()
         observations = encoder.encode(state, seats, legal=bits)
+        mine = np.flatnonzero(who == LEARNER)
+        inputs = observations[mine]  # the learner's network input (advice counts as encoding)
+        if advise is not None and mine.size:
+            inputs = advise(inputs, masks[mine])
         t2 = time.perf_counter()
         stats.seconds_core += t1 - t0
         stats.seconds_encoder += t2 - t1
         actions = np.zeros(n_games, dtype=np.int64)
-        mine = np.flatnonzero(who == LEARNER)
         if mine.size:
             if centralised:
                 hidden_cards = hidden_planes(state, seats)[mine]
-                chosen, log_probs, values = policy(observations[mine], masks[mine], hidden_cards)
+                chosen, log_probs, values = policy(inputs, masks[mine], hidden_cards)
             else:
                 hidden_cards = None
-                chosen, log_probs, values = policy(observations[mine], masks[mine])
+                chosen, log_probs, values = policy(inputs, masks[mine])
             actions[mine] = chosen
             steps.append(
                 {
@@ -162,7 +169,7 @@ def collect_hands(
                     "step": len(shaping),
                     "games": mine,
                     "seats": seats[mine],
-                    "observations": observations[mine],
+                    "observations": inputs,
                     "masks": masks[mine],
                     "actions": chosen,
                     "log_probs": log_probs,
