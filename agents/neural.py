@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -23,14 +24,25 @@ def with_advice(advisor: Any, observations: np.ndarray, masks: np.ndarray) -> np
     return np.concatenate([np.asarray(observations, dtype=np.float32), advice], axis=1)
 
 
-def make_advisor(name: str, rules: Rules) -> Any:
+def make_advisor(name: str, rules: Rules, level: dict[str, Any] | None = None) -> Any:
     """The advisor a network was trained with (None for ``"none"``): a rule-based agent with
-    no tie-breaking jitter, so its advice is a pure function of the observation."""
+    no tie-breaking jitter, so its advice is a pure function of the observation.
+
+    ``level``: the bot's switches and numbers (its ``Level``) as saved with the network, so an
+    agent keeps the advice it was trained with even after the bots are retuned (default:
+    the level as the code has it now).
+    """
     if name == "none":
         return None
-    from agents.rule_based import RuleBasedAgent
+    from agents.rule_based import Level, RuleBasedAgent
 
-    return RuleBasedAgent(rules, name, seed=None)
+    return RuleBasedAgent(rules, name, seed=None, spec=None if level is None else Level(**level))
+
+
+def advisor_level(name: str, rules: Rules) -> dict[str, Any] | None:
+    """The current ``Level`` of the advisor ``name`` as a plain dict (what networks save)."""
+    advisor = make_advisor(name, rules)
+    return None if advisor is None else asdict(advisor.spec)
 
 
 class NeuralAgent:
@@ -38,7 +50,8 @@ class NeuralAgent:
 
     Args:
         network: a ``mendikot_env.training.loop.Network``.
-        rules: the rules it was trained for (its observation size must match).
+        rules: the rules it was trained for (its observation size must match, plus 53 with
+            an advisor, which the agent appends itself).
         greedy: take the most likely legal action; otherwise sample.
         seed: seed of the sampling.
         device: torch device of the network.
@@ -61,7 +74,7 @@ class NeuralAgent:
         self.device = torch.device(device)
         self.name = name
         self.generator = torch.Generator().manual_seed(0 if seed is None else int(seed))
-        self.advisor = make_advisor(getattr(network, "advisor", "none"), rules)
+        self.advisor = make_advisor(getattr(network, "advisor", "none"), rules, getattr(network, "advisor_level", None))
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         import torch

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -279,8 +280,10 @@ def test_hidden_trump_feature_marks_the_hiders_face_down_suit_only() -> None:
 def test_resume_of_a_run_saved_before_the_hidden_trump_feature(tmp_path: Path) -> None:
     run = train(tiny_args(tmp_path / "old", rules="band", hidden_trump_feature=False, max_iterations=2))
     state = load_checkpoint(run / "checkpoint.pt", kind="training")
-    del state["network"]["hidden_trump_feature"]  # as written before the feature existed
-    del state["args"]["hidden_trump_feature"]
+    for key in ("hidden_trump_feature", "advisor", "advisor_level"):  # as written before they existed
+        del state["network"][key]
+    for key in ("hidden_trump_feature", "advisor"):
+        del state["args"][key]
     save_atomic(state, run / "checkpoint.pt")
     # Args() now defaults to the feature; the run's own network is what resumes, with a warning.
     with pytest.warns(UserWarning, match="keeps its network"):
@@ -448,18 +451,36 @@ def test_collection_keeps_the_advised_input_and_opponents_see_plain_observations
     assert np.array_equal(advice.argmax(axis=1), advisor.act(plain, samples.masks))
 
 
-def test_an_advised_run_resumes_exactly_and_its_agent_brings_its_advisor(tmp_path: Path) -> None:
-    straight, a = run_straight_and_resumed(tmp_path, rules="band", advisor="hard")
-    assert a["network"]["advisor"] == "hard"
+@pytest.mark.parametrize(
+    "changes", [{}, {"critic": "state"}, {"algorithm": "dmc", "imitate_iterations": 0}], ids=["ppo", "critic", "dmc"]
+)
+def test_an_advised_run_resumes_exactly_and_its_agent_brings_its_advisor(tmp_path: Path, changes: dict) -> None:
+    straight, a = run_straight_and_resumed(tmp_path, rules="band", advisor="hard", **changes)
     rules = Rules.preset("band")
+    hard = agents.RuleBasedAgent(rules, "hard")
+    assert a["network"]["advisor"] == "hard" and a["network"]["advisor_level"] == asdict(hard.spec)
+    exported = load_checkpoint(straight / "agent.pt", kind="agent")["network"]
+    assert exported["advisor"] == "hard" and exported["advisor_level"] == asdict(hard.spec)
     agent = agents.load(straight)
-    assert load_checkpoint(straight / "agent.pt", kind="agent")["network"]["advisor"] == "hard"
-    assert agent.advisor is not None and agent.network.obs_size == agents.RuleBasedAgent(rules).layout.size + 53
+    assert agent.advisor.spec == hard.spec and agent.network.obs_size == hard.layout.size + 53
     result = duplicate_arena(rules, agent, agents.make("random", rules, seed=1), deals=50, seed=3)
     assert result.hands == 100
+
+
+def test_an_advised_network_keeps_the_bot_it_was_trained_with(tmp_path: Path) -> None:
+    run = train(tiny_args(tmp_path / "run", rules="band", advisor="hard", max_iterations=1))
+    for name, kind in (("agent.pt", "agent"), ("checkpoint.pt", "training")):
+        payload = load_checkpoint(run / name, kind=kind)
+        payload["network"]["advisor_level"]["hide"] = "low"  # as if hard hid low cards when it was trained
+        save_atomic(payload, run / name)
+    assert agents.load(run).advisor.spec.hide == "low", "the saved level, not today's hard"
+    with pytest.warns(UserWarning, match="keeps its network"):
+        resumed = train(tiny_args(tmp_path / "run", rules="band", advisor="medium", max_iterations=2), resume=True)
+    network = load_checkpoint(resumed / "checkpoint.pt", kind="training")["network"]
+    assert network["advisor"] == "hard" and network["advisor_level"]["hide"] == "low"
     with pytest.raises(ValueError, match="advisor 'oracle' is not allowed"):
         Args(advisor="oracle")
     from mendikot_env.training.loop import Network
 
     with pytest.raises(ValueError, match="advisor 'oracle' is not allowed"):
-        Network(rules, (16,), 8, advisor="oracle")
+        Network(Rules.preset("band"), (16,), 8, advisor="oracle")

@@ -49,8 +49,9 @@ class Network(nn.Module):
 
     With an ``advisor`` (a rule-based agent) the input ends with the advisor's chosen action
     as a one-hot (:func:`agents.neural.with_advice`): the torso reads it, and the card scorer
-    gets it as one more card plane, so following the advice is one weight away and the
-    training learns where to depart from it.
+    gets it as one more card plane, so following the advice is easy to represent and the
+    training learns where to depart from it. ``advisor_level`` is the bot's exact ``Level``,
+    saved with the network so its advice stays what it was trained with.
 
     With ``critic="state"`` a separate value network (``critic``) reads the observation
     plus every hand and the face-down card (:func:`~mendikot_env.observation.hidden_planes`):
@@ -66,6 +67,7 @@ class Network(nn.Module):
         hidden_trump_feature: bool = False,  # False: the network of files saved before it existed
         critic: str = "observation",
         advisor: str = "none",
+        advisor_level: dict[str, Any] | None = None,
     ) -> None:
         super().__init__()
         if critic not in CRITICS:
@@ -75,6 +77,11 @@ class Network(nn.Module):
         self.hidden_trump_feature = hidden_trump_feature
         self.advisor = advisor
         advised = advisor != "none"
+        if advised and advisor_level is None:  # a new network: the bot as the code has it now
+            from agents.neural import advisor_level as current_level
+
+            advisor_level = current_level(advisor, rules)
+        self.advisor_level = advisor_level  # the advisor's exact Level, saved with the network
         layout = ObservationEncoder(rules).layout
         self.n = rules.n_players
         self.obs_size = layout.size + NUM_ACTIONS * advised  # the network's input width
@@ -169,7 +176,7 @@ def playing_weights(weights: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]
 def _run_network_args(args: Args, saved: dict[str, Any], out: Path) -> Args:
     """``args`` with the network of the run being resumed (a run keeps its network; runs saved
     before the hidden-trump feature existed have none); warns when ``args`` asked otherwise."""
-    network = _network_fields(saved)
+    network = {k: v for k, v in _network_fields(saved).items() if k != "advisor_level"}  # Args fields only
     kept = replace(args, **network)
     asked = {k: getattr(args, k) for k in network if getattr(args, k) != getattr(kept, k)}
     if asked:
@@ -177,8 +184,9 @@ def _run_network_args(args: Args, saved: dict[str, Any], out: Path) -> Args:
     return kept
 
 
-def network_spec(rules: Rules, args: Args) -> dict[str, Any]:
-    """What rebuilds the network from a checkpoint (stored beside its weights)."""
+def network_spec(rules: Rules, args: Args, advisor_level: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What rebuilds the network from a checkpoint (stored beside its weights); pass the
+    network's ``advisor_level`` when saving one."""
     return {
         "hidden": list(args.hidden),
         "card_hidden": args.card_hidden,
@@ -186,12 +194,13 @@ def network_spec(rules: Rules, args: Args) -> dict[str, Any]:
         "hidden_trump_feature": args.hidden_trump_feature,
         "critic": args.critic,
         "advisor": args.advisor,
+        "advisor_level": advisor_level,
     }
 
 
-def playing_spec(rules: Rules, args: Args) -> dict[str, Any]:
+def playing_spec(rules: Rules, args: Args, advisor_level: dict[str, Any] | None = None) -> dict[str, Any]:
     """The spec of the network that plays (snapshots, agent files): the critic stays behind."""
-    return {**network_spec(rules, args), "critic": "observation"}
+    return {**network_spec(rules, args, advisor_level), "critic": "observation"}
 
 
 def _network_fields(spec: dict[str, Any]) -> dict[str, Any]:
@@ -202,6 +211,7 @@ def _network_fields(spec: dict[str, Any]) -> dict[str, Any]:
         "hidden_trump_feature": bool(spec.get("hidden_trump_feature", False)),  # absent in older files
         "critic": str(spec.get("critic", "observation")),  # absent in older files
         "advisor": str(spec.get("advisor", "none")),  # absent in older files
+        "advisor_level": spec.get("advisor_level"),
     }
 
 
@@ -251,7 +261,8 @@ def train(args: Args, resume: bool = False) -> Path:
             raise CheckpointError(f"{out / 'checkpoint.pt'} was trained on rules {state['rules']}, not {rules}")
         args = _run_network_args(args, state["network"], out)
     torch.manual_seed(args.seed)  # the network's initial weights
-    network = build_network(rules, network_spec(rules, args)).to(device)
+    saved_level = state["network"].get("advisor_level") if resume else None  # the run keeps its advisor
+    network = build_network(rules, network_spec(rules, args, saved_level)).to(device)
     optimizer = torch.optim.Adam(network.parameters(), lr=args.learning_rate, eps=1e-5)
     rng = np.random.default_rng(args.seed)
     generator = torch.Generator().manual_seed(args.seed)
@@ -269,14 +280,16 @@ def train(args: Args, resume: bool = False) -> Path:
     from agents.neural import make_advisor, with_advice
 
     bots = [make(name, rules, seed=args.seed + i) for i, name in enumerate(args.pool_bots)]
-    teacher = make(args.teacher, rules, seed=args.seed) if args.imitate_iterations else None
+    # A teacher that is also the advisor breaks ties as the advice does (lowest card id).
+    teacher_seed = None if args.teacher == args.advisor else args.seed
+    teacher = make(args.teacher, rules, seed=teacher_seed) if args.imitate_iterations else None
     seeded_agents = [agent for agent in (*bots, teacher) if getattr(agent, "rng", None) is not None]
     if resume:
         for agent, bit_state in zip(seeded_agents, state.get("agent_rngs", []), strict=False):
             agent.rng.bit_generator.state = bit_state
     log = MetricsLog(out, resume=resume)
     policy = make_policy(network, device, generator, args)
-    advisor = make_advisor(args.advisor, rules)
+    advisor = make_advisor(network.advisor, rules, network.advisor_level)
     advise = None if advisor is None else lambda obs, masks: with_advice(advisor, obs, masks)
 
     def teacher_policy(
@@ -290,7 +303,7 @@ def train(args: Args, resume: bool = False) -> Path:
         payload = {
             "kind": "training",
             "rules": rules.to_dict(),
-            "network": network_spec(rules, args),
+            "network": network_spec(rules, args, network.advisor_level),
             "model": {k: v.cpu() for k, v in network.state_dict().items()},
             "optimizer": optimizer.state_dict(),
             "numpy_rng": rng.bit_generator.state,
@@ -316,7 +329,7 @@ def train(args: Args, resume: bool = False) -> Path:
         # 1. Experience: full hands on the batched core, a share of them against the pool
         #    (during the warm start the teacher plays every seat instead).
         imitating = counters["iteration"] < args.imitate_iterations
-        opponents = bots + [snapshot_agent(s, rules, args, device) for s in snapshots]
+        opponents = bots + [snapshot_agent(s, rules, args, device, network.advisor_level) for s in snapshots]
         network.eval()
         samples, stats = collect_hands(
             rules,
@@ -454,11 +467,17 @@ def pool_weights(n_bots: int, n_snapshots: int, bot_share: float) -> np.ndarray:
     return np.concatenate([np.full(n_bots, bot_share / n_bots), np.full(n_snapshots, (1 - bot_share) / n_snapshots)])
 
 
-def snapshot_agent(weights: dict[str, torch.Tensor], rules: Rules, args: Args, device: torch.device) -> Any:
+def snapshot_agent(
+    weights: dict[str, torch.Tensor],
+    rules: Rules,
+    args: Args,
+    device: torch.device,
+    advisor_level: dict[str, Any] | None = None,
+) -> Any:
     """A frozen past learner for the opponent pool (samples from its policy)."""
     from agents.neural import NeuralAgent
 
-    network = build_network(rules, playing_spec(rules, args)).to(device)
+    network = build_network(rules, playing_spec(rules, args, advisor_level)).to(device)
     # Pools of runs saved before snapshots left the critic out still hold its weights.
     network.load_state_dict(playing_weights(weights))
     greedy = args.algorithm == "dmc"  # Q-values are not logits: a DMC snapshot plays its best action
@@ -471,7 +490,7 @@ def export_agent(network: Network, rules: Rules, args: Args, path: Path) -> Path
         "kind": "agent",
         "rules": rules.to_dict(),
         # After a centralised-critic run the file's own value head was never trained.
-        "network": {**playing_spec(rules, args), "value_head_trained": args.critic != "state"},
+        "network": {**playing_spec(rules, args, network.advisor_level), "value_head_trained": args.critic != "state"},
         "model": {k: v.detach().cpu().half() for k, v in network.playing_state_dict().items()},
     }
     return save_atomic(payload, path)

@@ -35,7 +35,7 @@ Policy = Callable[..., tuple[np.ndarray, np.ndarray, np.ndarray]]
 class Samples:
     """The learner's decisions of one collection, flat over (step, game)."""
 
-    observations: np.ndarray  # (N, D) float32
+    observations: np.ndarray  # (N, D) float32; D + 53 with an advisor (the network input)
     masks: np.ndarray  # (N, 53) bool
     actions: np.ndarray  # (N,) int64
     log_probs: np.ndarray  # (N,) float32: log-probability under the acting policy
