@@ -147,6 +147,30 @@ def union(sets: np.ndarray) -> np.ndarray:
     return result
 
 
+# (shift, keep) for a shift down by 1, 2, 4 and 8 ranks: ``keep`` holds the cards whose rank
+# plus the shift is still a rank of their suit, so a shifted bit never lands in another suit.
+_DOWN_IN_SUIT = [
+    (np.uint64(k), np.uint64(sum(1 << c for c in range(NUM_CARDS) if c % NUM_RANKS + k < NUM_RANKS)))
+    for k in (1, 2, 4, 8)
+]
+
+
+def up_to_highest(sets: np.ndarray) -> np.ndarray:
+    """Per suit, every card ranked at or below the set's highest card of that suit.
+
+    ``~up_to_highest(s)`` is then "outranks every card of ``s`` in its suit". Smears each
+    bit down in doubling steps (1 + 2 + 4 + 8 >= 12 ranks), masked to stay in its suit:
+    a few whole-array operations instead of a per-suit lookup.
+    """
+    below = np.array(sets, dtype=np.uint64)
+    step = np.empty_like(below)
+    for shift, keep in _DOWN_IN_SUIT:
+        np.right_shift(below, shift, out=step)
+        step &= keep
+        below |= step
+    return below
+
+
 def pack_sets(flags: np.ndarray) -> np.ndarray:
     """Inverse of :func:`unpack_sets`: 0/1 flags ``S + (w,)`` (w <= 64) to uint64 sets ``S``."""
     flags = np.asarray(flags)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cards import NUM_CARDS, NUM_RANKS, RANKS_FROM, TENS_MASK, popcount, union, unpack_sets
+from .cards import NUM_CARDS, TENS_MASK, popcount, union, unpack_sets, up_to_highest
 from .core import (
     CARD_SETS,
     NO_SEAT,
@@ -32,10 +32,6 @@ from .core import (
     trick_outlook,
 )
 from .rules import Rules
-
-_SUITS = np.arange(4)
-_SUIT_SHIFTS = (NUM_RANKS * _SUITS).astype(np.uint64)
-_SUIT_RANKS = np.uint64((1 << NUM_RANKS) - 1)
 
 
 @dataclass(frozen=True)
@@ -187,7 +183,8 @@ class ObservationEncoder:
         n, B = rules.n_players, state.batch_size
         seats = np.asarray(seats, dtype=np.int64).reshape(B)
         rows = _rows(B)
-        rel_seats = self._seats_from[seats]  # (B, n): absolute seat of relative seat k
+        # np.take gathers table rows several times faster than fancy indexing does.
+        rel_seats = np.take(self._seats_from, seats, axis=0)  # (B, n): absolute seat of relative seat k
         flat = rows[:, None] * n + rel_seats  # (B, n): index into flattened (B * n) per-seat arrays
         if out is None:
             out = np.empty((B, self.size), dtype=np.float32)
@@ -207,10 +204,7 @@ class ObservationEncoder:
         played = union(state.played)
         outside = self._pack & ~mine & ~played  # in other hands, or face down elsewhere
         planes[:, 5] = outside & ~planes[:, 3]
-        # Masters: my cards above the highest outside card of their suit (per suit, (B, 4)).
-        outside_ranks = (outside[:, None] >> _SUIT_SHIFTS) & _SUIT_RANKS
-        above = np.frexp(outside_ranks.astype(np.float64))[1]  # bit length: highest rank + 1, 0 if none
-        planes[:, 6] = planes[:, 0] & union(RANKS_FROM[_SUITS, above])
+        planes[:, 6] = planes[:, 0] & ~up_to_highest(outside)  # masters: above every outside card
         planes[:, 7 : 7 + n] = CARD_SETS[state.trick_cards.reshape(-1)[flat]]
         planes[:, 7 + n : n_planes] = state.played.reshape(-1)[flat]
         seat_voids = state.voids.reshape(-1)[flat].astype(np.uint64)
@@ -240,7 +234,7 @@ class ObservationEncoder:
         seat_rows = hot[3:9]
         seat_rows[...] = self._relative[seat_rows * n + seats]
         tens, tricks = team_counts(state)
-        mine_first = rows[:, None] * 2 + self._teams_from[seats]  # (B, 2) flat index: mine, theirs
+        mine_first = rows[:, None] * 2 + np.take(self._teams_from, seats, axis=0)  # (B, 2) flat index: mine, theirs
         hot[9:11] = tens.reshape(-1)[mine_first.T]
         hot[11] = np.where(over, -1, state.trick_no)
         hot[12] = np.where(over, -1, state.phase)

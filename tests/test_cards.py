@@ -130,3 +130,15 @@ def test_suit_and_rank_tables_match_the_card_ids() -> None:
     for card in range(52):
         assert (cards.SUIT_OF[card], cards.RANK_OF[card]) == (cards.suit_of(card), cards.rank_of(card))
     assert cards.SUIT_OF[-1] == -1 and cards.RANK_OF[-1] == -1  # NO_CARD
+
+
+def test_up_to_highest_holds_each_suits_cards_up_to_its_highest() -> None:
+    rng = np.random.default_rng(5)
+    sets = rng.integers(0, 1 << 52, size=3000, dtype=np.uint64) & rng.integers(0, 1 << 52, size=3000, dtype=np.uint64)
+    sets[:4] = [0, cards.FULL_PACK, np.uint64(1) << np.uint64(51), np.uint64(1 << 13 | 1 << 25)]  # edges
+    got = cards.up_to_highest(sets)
+    for value, result in zip(sets.tolist(), got.tolist(), strict=True):
+        members = [c for c in range(52) if value >> c & 1]
+        top = {s: max((c for c in members if c // 13 == s), default=None) for s in range(4)}
+        expected = sum(1 << c for c in range(52) if top[c // 13] is not None and c <= top[c // 13])
+        assert result == expected, f"{value:#x}"
