@@ -163,6 +163,11 @@ def up_to_highest(sets: np.ndarray) -> np.ndarray:
     a few whole-array operations instead of a per-suit lookup.
     """
     below = np.array(sets, dtype=np.uint64)
+    if below.size <= 4:  # a few sets (the AEC env's one game): Python ints beat numpy's per-call cost
+        values = below.reshape(-1).tolist()
+        for shift, keep in _DOWN_IN_SUIT:
+            values = [v | (v >> int(shift)) & int(keep) for v in values]
+        return np.array(values, dtype=np.uint64).reshape(below.shape)
     step = np.empty_like(below)
     for shift, keep in _DOWN_IN_SUIT:
         np.right_shift(below, shift, out=step)
