@@ -33,6 +33,7 @@ opponent wins and pulling tens help most; remembering voids alone does not).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cache
 from math import lgamma
 
 import numpy as np
@@ -112,10 +113,15 @@ def outcome_table(rules: Rules) -> np.ndarray:
     trick were a coin toss. Differences of V are what one more ten or trick is worth now:
     nothing once a side has three tens, everything for the tricks at two tens each.
     """
+    return _outcome_table(rules.n_tricks, rules.scoring == "tiered")
+
+
+@cache
+def _outcome_table(t: int, tiered: bool) -> np.ndarray:
+    """:func:`outcome_table` for ``t`` tricks, built once per shape (read-only): it takes
+    about 10 ms, and agents are built often (every snapshot's advisor, every iteration)."""
     from math import comb
 
-    t = rules.n_tricks
-    tiered = rules.scoring == "tiered"
     table = np.zeros((5, 5, t + 1, t + 1))
     for a in range(5):
         for b in range(5 - a):
@@ -135,6 +141,7 @@ def outcome_table(rules: Rules) -> np.ndarray:
                             score = tricks
                         total += comb(r, i) * score / 2**r
                     table[a, b, x, y] = total
+    table.flags.writeable = False
     return table
 
 
