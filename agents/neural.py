@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +36,23 @@ def make_advisor(name: str, rules: Rules, level: dict[str, Any] | None = None) -
         return None
     from agents.rule_based import Level, RuleBasedAgent
 
-    return RuleBasedAgent(rules, name, seed=None, spec=None if level is None else Level(**level))
+    try:
+        spec = None if level is None else Level(**level)
+    except TypeError:
+        raise ValueError(
+            f"advisor level {level!r} is not a Level; its fields are {[f.name for f in fields(Level)]}"
+        ) from None
+    return RuleBasedAgent(rules, name, seed=None, spec=spec)
 
 
-def advisor_level(name: str, rules: Rules) -> dict[str, Any] | None:
-    """The current ``Level`` of the advisor ``name`` as a plain dict (what networks save)."""
-    advisor = make_advisor(name, rules)
+def advisor_level(name: str, rules: Rules, saved: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """The ``Level`` of the advisor ``name`` as a plain dict (what networks save): ``saved``
+    once checked, else the level as the code has it now; None without an advisor.
+
+    Raises:
+        ValueError: ``saved`` is not a ``Level``.
+    """
+    advisor = make_advisor(name, rules, saved)
     return None if advisor is None else asdict(advisor.spec)
 
 

@@ -478,6 +478,11 @@ def test_an_advised_network_keeps_the_bot_it_was_trained_with(tmp_path: Path) ->
         resumed = train(tiny_args(tmp_path / "run", rules="band", advisor="medium", max_iterations=2), resume=True)
     network = load_checkpoint(resumed / "checkpoint.pt", kind="training")["network"]
     assert network["advisor"] == "hard" and network["advisor_level"]["hide"] == "low"
+    payload = load_checkpoint(run / "agent.pt", kind="agent")
+    payload["network"]["advisor_level"] = {"hide": "low", "bluff": 1}  # corrupt: not a Level
+    save_atomic(payload, run / "agent.pt")
+    with pytest.raises(CheckpointError, match="advisor level .* is not a Level; its fields are"):
+        agents.load(run)
     with pytest.raises(ValueError, match="advisor 'oracle' is not allowed"):
         Args(advisor="oracle")
     from mendikot_env.training.loop import Network

@@ -77,10 +77,10 @@ class Network(nn.Module):
         self.hidden_trump_feature = hidden_trump_feature
         self.advisor = advisor
         advised = advisor != "none"
-        if advised and advisor_level is None:  # a new network: the bot as the code has it now
-            from agents.neural import advisor_level as current_level
+        if advised:  # the saved level, checked; a new network takes the bot as the code has it now
+            from agents.neural import advisor_level as level_of
 
-            advisor_level = current_level(advisor, rules)
+            advisor_level = level_of(advisor, rules, advisor_level)
         self.advisor_level = advisor_level  # the advisor's exact Level, saved with the network
         layout = ObservationEncoder(rules).layout
         self.n = rules.n_players
