@@ -489,3 +489,23 @@ def test_an_advised_network_keeps_the_bot_it_was_trained_with(tmp_path: Path) ->
 
     with pytest.raises(ValueError, match="advisor 'oracle' is not allowed"):
         Network(Rules.preset("band"), (16,), 8, advisor="oracle")
+
+
+def test_annealed_learning_rate_falls_linearly_to_zero_over_the_iterations(tmp_path: Path) -> None:
+    run = train(tiny_args(tmp_path / "run", anneal_lr=True, learning_rate=3e-3, max_iterations=4))
+    rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    rates = [row["charts/learning_rate"] for row in rows if "charts/learning_rate" in row]
+    assert rates == pytest.approx([3e-3, 2.25e-3, 1.5e-3, 0.75e-3])
+    flat = train(tiny_args(tmp_path / "flat", learning_rate=3e-3, max_iterations=2))
+    rows = [json.loads(line) for line in (flat / "metrics.jsonl").read_text().splitlines()]
+    assert [row["charts/learning_rate"] for row in rows if "charts/learning_rate" in row] == [3e-3, 3e-3]
+
+
+def test_annealing_over_minutes_follows_the_time_spent() -> None:
+    from mendikot_env.training.loop import learning_rate
+
+    args = Args(anneal_lr=True, learning_rate=1e-3, minutes=10.0)
+    assert learning_rate(args, {"iteration": 0, "seconds": 0.0}) == pytest.approx(1e-3)
+    assert learning_rate(args, {"iteration": 50, "seconds": 150.0}) == pytest.approx(0.75e-3)
+    assert learning_rate(args, {"iteration": 99, "seconds": 700.0}) == 0.0
+    assert learning_rate(Args(learning_rate=1e-3, minutes=10.0), {"iteration": 9, "seconds": 599.0}) == 1e-3

@@ -49,7 +49,10 @@ class Args:
     agent computes it again from the observation whenever it plays, so it is part of the
     agent, not a peek at hidden cards"""
     learning_rate: float = 3e-4
-    """Adam step size"""
+    """Adam step size (at the start, when anneal_lr decays it)"""
+    anneal_lr: bool = False
+    """decay the step size linearly to zero over the run: over max_iterations when it is set,
+    else over the minutes (a resume with more minutes stretches what is left of the schedule)"""
     epochs: int = 2
     """passes over each collection"""
     minibatch: int = 2048

@@ -329,6 +329,8 @@ def train(args: Args, resume: bool = False) -> Path:
         # 1. Experience: full hands on the batched core, a share of them against the pool
         #    (during the warm start the teacher plays every seat instead).
         imitating = counters["iteration"] < args.imitate_iterations
+        for group in optimizer.param_groups:
+            group["lr"] = learning_rate(args, counters)
         opponents = bots + [snapshot_agent(s, rules, args, device, network.advisor_level) for s in snapshots]
         network.eval()
         samples, stats = collect_hands(
@@ -434,6 +436,7 @@ def train(args: Args, resume: bool = False) -> Path:
             "charts/update_seconds": update_seconds,
             "charts/win_rate_vs_pool": stats.learner_wins,
             "charts/imitating": float(imitating),
+            "charts/learning_rate": optimizer.param_groups[0]["lr"],
             "charts/pool_size": len(opponents),
             **{f"losses/{k}": v / max(n_minibatches, 1) for k, v in losses.items()},
         }
@@ -457,6 +460,19 @@ def train(args: Args, resume: bool = False) -> Path:
     log.close()
     log.plot(out / "learning_curve.png")
     return out
+
+
+def learning_rate(args: Args, counters: dict[str, Any]) -> float:
+    """The step size for the next iteration: constant, or with ``anneal_lr`` the share of the
+    run still to come (iterations when ``max_iterations`` is set, so a schedule is
+    reproducible; else seconds of the ``minutes`` budget) times the initial one."""
+    if not args.anneal_lr:
+        return args.learning_rate
+    if args.max_iterations:
+        done = counters["iteration"] / args.max_iterations
+    else:
+        done = counters["seconds"] / (args.minutes * 60.0)
+    return args.learning_rate * max(0.0, 1.0 - done)
 
 
 def pool_weights(n_bots: int, n_snapshots: int, bot_share: float) -> np.ndarray:
