@@ -52,7 +52,8 @@ class Args:
     """Adam step size (at the start, when anneal_lr decays it)"""
     anneal_lr: bool = False
     """decay the step size linearly to zero over the run: over max_iterations when it is set,
-    else over the minutes (a resume with more minutes stretches what is left of the schedule)"""
+    else over the minutes (a resume with more minutes recomputes it for the new budget, so
+    the step size rises again to the share of the new budget still to come)"""
     epochs: int = 2
     """passes over each collection"""
     minibatch: int = 2048
