@@ -47,6 +47,11 @@ def tiny_args(out: Path, **changes: object) -> Args:
     return Args(**values)  # type: ignore[arg-type]
 
 
+def metric_rows(run: Path) -> list[dict[str, object]]:
+    """The rows a run wrote to its metrics.jsonl, in order."""
+    return [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+
+
 def weights(run: Path) -> dict[str, torch.Tensor]:
     return load_checkpoint(run / "checkpoint.pt", kind="training")["model"]
 
@@ -57,7 +62,7 @@ def test_train_writes_checkpoint_metrics_plot_and_agent(tmp_path: Path) -> None:
     assert state["counters"]["iteration"] == 3
     assert state["counters"]["samples"] > 0
     assert len(state["pool"]) == 1  # one snapshot at iteration 2
-    rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    rows = metric_rows(run)
     assert any("eval/win_rate_vs_random" in row for row in rows)
     assert any("losses/policy" in row and "charts/samples_per_s" in row for row in rows)
     assert (run / "metrics.csv").read_text().startswith("charts/")
@@ -493,12 +498,11 @@ def test_an_advised_network_keeps_the_bot_it_was_trained_with(tmp_path: Path) ->
 
 def test_annealed_learning_rate_falls_linearly_to_zero_over_the_iterations(tmp_path: Path) -> None:
     run = train(tiny_args(tmp_path / "run", anneal_lr=True, learning_rate=3e-3, max_iterations=4))
-    rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
-    rates = [row["charts/learning_rate"] for row in rows if "charts/learning_rate" in row]
+    rates = [row["charts/learning_rate"] for row in metric_rows(run) if "charts/learning_rate" in row]
     assert rates == pytest.approx([3e-3, 2.25e-3, 1.5e-3, 0.75e-3])
     flat = train(tiny_args(tmp_path / "flat", learning_rate=3e-3, max_iterations=2))
-    rows = [json.loads(line) for line in (flat / "metrics.jsonl").read_text().splitlines()]
-    assert [row["charts/learning_rate"] for row in rows if "charts/learning_rate" in row] == [3e-3, 3e-3]
+    rates = [row["charts/learning_rate"] for row in metric_rows(flat) if "charts/learning_rate" in row]
+    assert rates == [3e-3, 3e-3]
 
 
 def test_annealing_over_minutes_follows_the_time_spent() -> None:
