@@ -513,3 +513,41 @@ def test_annealing_over_minutes_follows_the_time_spent() -> None:
     assert learning_rate(args, {"iteration": 50, "seconds": 150.0}) == pytest.approx(0.75e-3)
     assert learning_rate(args, {"iteration": 99, "seconds": 700.0}) == 0.0
     assert learning_rate(Args(learning_rate=1e-3, minutes=10.0), {"iteration": 9, "seconds": 599.0}) == 1e-3
+
+
+@pytest.mark.parametrize("preset", ["standard", "band"])
+def test_skipping_forced_decisions_drops_exactly_their_samples(preset: str) -> None:
+    from mendikot_env.observation import ObservationEncoder
+    from mendikot_env.training.selfplay import collect_hands
+
+    rules = Rules.preset(preset)
+    bot = agents.RuleBasedAgent(rules, "medium")  # deterministic: both collections play the same hands
+
+    def lowest_legal(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        zeros = np.zeros(len(observations), dtype=np.float32)
+        return masks.argmax(axis=1), zeros, zeros
+
+    common = {"pool_share": 0.5, "gamma": 1.0, "gae_lambda": 1.0, "tens_reward": 0.2}
+    encoder = ObservationEncoder(rules)
+    full, full_stats = collect_hands(rules, lowest_legal, [bot], 32, np.random.default_rng(5), encoder, **common)
+    kept, stats = collect_hands(
+        rules, lowest_legal, [bot], 32, np.random.default_rng(5), encoder, skip_forced=True, **common
+    )
+    choice = full.masks.sum(axis=1) > 1
+    assert full_stats.forced == 0 and stats.forced == np.count_nonzero(~choice) > len(full) // 10
+    assert stats.all_decisions == full_stats.all_decisions
+    assert len(kept) == stats.decisions == np.count_nonzero(choice)
+    np.testing.assert_array_equal(kept.observations, full.observations[choice])
+    np.testing.assert_array_equal(kept.actions, full.actions[choice])
+    # The rewards of a skipped decision (its tens shaping, the hand's result) reach the seat's
+    # previous decision with a choice, so every kept decision's return is unchanged.
+    np.testing.assert_allclose(kept.outcomes, full.outcomes[choice])
+    np.testing.assert_allclose(kept.advantages, full.advantages[choice], atol=1e-6)
+
+
+def test_a_run_that_skips_forced_decisions_logs_their_share(tmp_path: Path) -> None:
+    run = train(tiny_args(tmp_path / "run", skip_forced=True, max_iterations=2))
+    shares = [row["charts/forced_share"] for row in metric_rows(run) if "charts/forced_share" in row]
+    assert len(shares) == 2 and all(0.1 < share < 0.5 for share in shares)
+    plain = train(tiny_args(tmp_path / "plain", max_iterations=1))
+    assert [row["charts/forced_share"] for row in metric_rows(plain) if "charts/forced_share" in row] == [0.0]

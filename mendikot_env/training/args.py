@@ -48,6 +48,9 @@ class Args:
     the observation, as one more card plane and input ("none": the observation alone); the
     agent computes it again from the observation whenever it plays, so it is part of the
     agent, not a peek at hidden cards"""
+    skip_forced: bool = False
+    """play a decision with one legal action (about a fifth of them) without the network and
+    keep no sample of it: it has no policy gradient, so this saves collection and update time"""
     learning_rate: float = 3e-4
     """Adam step size (at the start, when anneal_lr decays it)"""
     anneal_lr: bool = False

@@ -348,6 +348,7 @@ def train(args: Args, resume: bool = False) -> Path:
             len(bots) if args.duplicate_baseline and not imitating else 0,
             centralised,
             advise,
+            args.skip_forced,
         )
 
         # 2. Update: clipped PPO on every learner decision, advantages normalised per batch.
@@ -428,6 +429,7 @@ def train(args: Args, resume: bool = False) -> Path:
             ]
         row = {
             "charts/samples_per_s": stats.decisions / stats.seconds_total,
+            "charts/forced_share": stats.forced / max(stats.forced + stats.decisions, 1),
             "charts/decisions_per_s": stats.all_decisions / stats.seconds_total,
             "charts/share_core": stats.seconds_core / stats.seconds_total,
             "charts/share_encoder": stats.seconds_encoder / stats.seconds_total,

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import core
-from ..cards import NUM_ACTIONS, unpack_sets
+from ..cards import NUM_ACTIONS, popcount, unpack_sets
 from ..match import team_rewards
 from ..observation import ObservationEncoder, hidden_planes
 from ..rules import Rules
@@ -54,7 +54,8 @@ class CollectStats:
     """What a collection did and where its time went."""
 
     hands: int = 0
-    decisions: int = 0  # learner decisions (samples)
+    decisions: int = 0  # learner decisions kept as samples
+    forced: int = 0  # learner decisions with one legal action, played without a sample (skip_forced)
     all_decisions: int = 0  # every seat's decisions, opponents included
     seconds_core: float = 0.0
     seconds_encoder: float = 0.0
@@ -100,6 +101,7 @@ def collect_hands(
     duplicate: int = 0,
     centralised: bool = False,
     advise: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+    skip_forced: bool = False,
 ) -> tuple[Samples, CollectStats]:
     """Play ``n_games`` full hands and return the learner's decisions with advantages.
 
@@ -122,6 +124,10 @@ def collect_hands(
         advise: turns the learner's observations and masks into its network's input (the
             advisor's move appended, see ``agents.neural.with_advice``); the samples keep
             that input. Opponents always get the plain observations.
+        skip_forced: a decision with one legal action is played at once, by no network and
+            no bot, and the learner keeps no sample of it: it carries no policy gradient
+            (about a fifth of all decisions), so the network's work on it is wasted. The
+            seat's next decision with a choice follows its previous one, as in ``seat_gae``.
     """
     stats = CollectStats()
     start = time.perf_counter()
@@ -145,6 +151,12 @@ def collect_hands(
         bits = core.legal_bits(state)
         masks = unpack_sets(bits, NUM_ACTIONS).view(bool)
         who = np.where(live, players[rows, seats], -1)
+        actions = np.zeros(n_games, dtype=np.int64)
+        if skip_forced:
+            forced = live & (popcount(bits) == 1)
+            actions[forced] = masks[forced].argmax(axis=1)
+            stats.forced += int(np.count_nonzero(forced & (who == LEARNER)))
+            who = np.where(forced, -1, who)
         t1 = time.perf_counter()
         observations = encoder.encode(state, seats, legal=bits)
         mine = np.flatnonzero(who == LEARNER)
@@ -154,7 +166,6 @@ def collect_hands(
         t2 = time.perf_counter()
         stats.seconds_core += t1 - t0
         stats.seconds_encoder += t2 - t1
-        actions = np.zeros(n_games, dtype=np.int64)
         if mine.size:
             if centralised:
                 hidden_cards = hidden_planes(state, seats)[mine]
