@@ -551,3 +551,17 @@ def test_a_run_that_skips_forced_decisions_logs_their_share(tmp_path: Path) -> N
     assert len(shares) == 2 and all(0.1 < share < 0.5 for share in shares)
     plain = train(tiny_args(tmp_path / "plain", max_iterations=1))
     assert [row["charts/forced_share"] for row in metric_rows(plain) if "charts/forced_share" in row] == [0.0]
+
+
+def test_train_help_explains_every_option_from_the_args_docstrings() -> None:
+    from dataclasses import fields
+
+    from mendikot_env.training.args import field_docs
+
+    docs = field_docs()
+    assert set(docs) == {f.name for f in fields(Args)} and all(docs.values())
+    assert docs["skip_forced"].startswith("play a decision with one legal action")
+    help_text = subprocess.run(
+        [sys.executable, "-m", "mendikot_env.cli", "train", "--help"], capture_output=True, text=True, check=True
+    ).stdout
+    assert "width of the per-card scoring network (default: 32)" in " ".join(help_text.split())

@@ -15,18 +15,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Train a self-play agent on the batched core. Every Args field is an option.",
     )
     parser.add_argument("--resume", metavar="RUN", default=None, help="continue the run in folder RUN exactly")
-    from ..training.args import Args
+    from ..training.args import Args, field_docs
 
+    docs = field_docs()
     for f in fields(Args):
         flag = "--" + f.name.replace("_", "-")
         default = f.default
+        shown = " ".join(map(str, default)) if isinstance(default, tuple) else default
+        text = f"{docs.get(f.name, '')} (default: {shown})".replace("%", "%%")
         if isinstance(default, bool):
-            parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None)
+            parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=text)
         elif isinstance(default, tuple):
             kind = int if f.name == "hidden" else str
-            parser.add_argument(flag, dest=f.name, nargs="+", type=kind, default=None, help=f"default {default}")
+            parser.add_argument(flag, dest=f.name, nargs="+", type=kind, default=None, help=text)
         else:
-            parser.add_argument(flag, dest=f.name, type=type(default), default=None, help=f"default {default}")
+            parser.add_argument(flag, dest=f.name, type=type(default), default=None, help=text)
     parser.set_defaults(func=run)
 
 
