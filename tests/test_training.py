@@ -556,9 +556,9 @@ def test_a_run_that_skips_forced_decisions_logs_their_share(tmp_path: Path) -> N
 def test_train_help_explains_every_option_from_the_args_docstrings() -> None:
     from dataclasses import fields
 
-    from mendikot_env.training.args import field_docs
+    from mendikot_env.commands.common import field_docs
 
-    docs = field_docs()
+    docs = field_docs(Args)
     assert set(docs) == {f.name for f in fields(Args)} and all(docs.values())
     assert docs["skip_forced"].startswith("play a decision with one legal action")
     help_text = subprocess.run(

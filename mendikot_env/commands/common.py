@@ -1,8 +1,11 @@
-"""Arguments shared by several subcommands (rules selection)."""
+"""Arguments shared by several subcommands (rules selection, options from a dataclass)."""
 
 from __future__ import annotations
 
 import argparse
+import ast
+import inspect
+import itertools
 from typing import Any
 
 from ..rules import PRESETS, RULE_CHOICES, Rules
@@ -29,3 +32,19 @@ def rules_from_args(args: argparse.Namespace) -> Rules:
         f: getattr(args, f) for f in (*RULE_CHOICES, "target") if getattr(args, f, None) is not None
     }
     return Rules.preset(args.rules, **overrides)
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """Each field's docstring in a dataclass of settings (``training.args.Args``, the RLlib
+    Args), on one line: the dataclass is the one place the options are explained, so the
+    ``--help`` of the commands reads them from its source."""
+    try:
+        body = ast.parse(inspect.getsource(cls)).body[0].body  # type: ignore[attr-defined]
+    except (OSError, TypeError):  # installed without its sources: the help shows defaults only
+        return {}
+    docs = {}
+    for field_node, doc in itertools.pairwise(body):
+        if isinstance(field_node, ast.AnnAssign) and isinstance(field_node.target, ast.Name):
+            if isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant) and isinstance(doc.value.value, str):
+                docs[field_node.target.id] = " ".join(doc.value.value.split())
+    return docs

@@ -7,6 +7,8 @@ import json
 from dataclasses import fields
 from pathlib import Path
 
+from .common import field_docs
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -15,9 +17,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Train a self-play agent on the batched core. Every Args field is an option.",
     )
     parser.add_argument("--resume", metavar="RUN", default=None, help="continue the run in folder RUN exactly")
-    from ..training.args import Args, field_docs
+    from ..training.args import Args
 
-    docs = field_docs()
+    docs = field_docs(Args)
     for f in fields(Args):
         flag = "--" + f.name.replace("_", "-")
         default = f.default

@@ -13,7 +13,7 @@ from dataclasses import fields
 from typing import Any
 
 from .. import integrations  # noqa: F401 (registers the ".rllib" loader, so every command plays exports)
-from .common import add_rules_arguments, rules_from_args
+from .common import add_rules_arguments, field_docs, rules_from_args
 
 # Args fields set by their own options (the rules come from --rules and the rule-field flags).
 _OWN_OPTIONS = ("rules", "rule_fields")
@@ -32,31 +32,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         return
     from ..integrations.rllib_args import Args  # no ray import: --help stays fast
 
+    docs = field_docs(Args)
     for f in fields(Args):
         if f.name in _OWN_OPTIONS:
             continue
         flag = "--" + f.name.replace("_", "-")
         default: Any = f.default
-        doc = f"{_field_doc(Args, f.name)} (default {default})"
+        doc = f"{docs.get(f.name, '')} (default {default})"
         if isinstance(default, tuple):
             parser.add_argument(flag, dest=f.name, nargs="+", type=int, default=None, help=doc)
         else:
             parser.add_argument(flag, dest=f.name, type=type(default), default=None, help=doc)
     parser.set_defaults(func=run)
-
-
-def _field_doc(cls: type, name: str) -> str:
-    """The docstring under a dataclass field (as written in Args), or ''."""
-    import ast
-    import inspect
-
-    tree = ast.parse(inspect.getsource(cls))
-    body = tree.body[0].body  # type: ignore[attr-defined]
-    for node, after in zip(body, body[1:], strict=False):
-        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", None) == name:
-            if isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant):
-                return str(after.value.value)
-    return ""
 
 
 def _missing_ray(args: argparse.Namespace) -> int:

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import ast
-import inspect
-import itertools
 from dataclasses import dataclass, fields
-from functools import cache
 from typing import Any
 
 from ..rules import Rules
@@ -133,19 +129,3 @@ class Args:
         known = {f.name for f in fields(cls)}
         clean = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items() if k in known}
         return cls(**clean)
-
-
-@cache
-def field_docs() -> dict[str, str]:
-    """Each Args field's docstring, one line, for ``mendikot train --help``: the dataclass is
-    the one place the options are explained, so the help reads them from its source."""
-    try:
-        body = ast.parse(inspect.getsource(Args)).body[0].body  # type: ignore[attr-defined]
-    except (OSError, TypeError):  # installed without its sources: the help shows defaults only
-        return {}
-    docs = {}
-    for field_node, doc in itertools.pairwise(body):
-        if isinstance(field_node, ast.AnnAssign) and isinstance(field_node.target, ast.Name):
-            if isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant) and isinstance(doc.value.value, str):
-                docs[field_node.target.id] = " ".join(doc.value.value.split())
-    return docs
