@@ -24,3 +24,13 @@ def test_training_rate_splits_the_time_and_uses_the_pool_only_when_asked() -> No
     assert self_play["decisions/s"] == self_play["samples/s"]
     assert self_play["share opponents"] < 0.01 < pooled["share opponents"]
     assert pooled["decisions/s"] > pooled["samples/s"]
+
+
+def test_training_rate_runs_the_network_in_the_precision_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mendikot_env.training import loop
+
+    asked: list[str] = []
+    real = loop.arithmetic
+    monkeypatch.setattr(loop, "arithmetic", lambda args, device: asked.append(args.precision) or real(args, device))
+    assert training_rate(Rules(), seconds=0.01, pool=False, precision="bfloat16")["samples/s"] > 0
+    assert asked and set(asked) == {"bfloat16"}

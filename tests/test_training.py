@@ -182,6 +182,8 @@ def test_missing_checkpoint_and_bad_args_fail_clearly(tmp_path: Path) -> None:
         Args(critic="oracle")
     with pytest.raises(ValueError, match="needs algorithm 'ppo'"):
         Args(critic="state", algorithm="dmc")
+    with pytest.raises(ValueError, match="precision 'half' is not allowed"):
+        Args(precision="half")
 
 
 def test_loaded_agent_plays_only_legal_actions_in_every_seat(tmp_path: Path) -> None:
@@ -565,3 +567,46 @@ def test_train_help_explains_every_option_from_the_args_docstrings() -> None:
         [sys.executable, "-m", "mendikot_env.cli", "train", "--help"], capture_output=True, text=True, check=True
     ).stdout
     assert "width of the per-card scoring network (default: 32)" in " ".join(help_text.split())
+
+
+def test_bfloat16_arithmetic_runs_the_network_in_bfloat16_and_hands_back_float32() -> None:
+    from mendikot_env.training.loop import Network, arithmetic, make_policy
+
+    rules = Rules.preset("band")
+    network = Network(rules, (64,), 16, hidden_trump_feature=True).eval()
+    rng = np.random.default_rng(0)
+    obs = rng.random((32, network.obs_size), dtype=np.float32)
+    masks = np.ones((32, 53), dtype=bool)
+    fast = Args(precision="bfloat16")
+    with torch.no_grad():
+        exact, _ = network(torch.from_numpy(obs), torch.from_numpy(masks))
+        with arithmetic(fast, torch.device("cpu")):
+            rounded, values = network(torch.from_numpy(obs), torch.from_numpy(masks))
+    assert rounded.dtype == values.dtype == torch.float32  # the softmax and the losses keep float32
+    assert not torch.equal(rounded, exact), "the products ran in bfloat16"
+    assert torch.allclose(rounded, exact, atol=0.05)
+    policy = make_policy(network, torch.device("cpu"), torch.Generator().manual_seed(0), fast)
+    actions, log_probs, _ = policy(obs, masks)
+    expected = torch.log_softmax(rounded, -1).gather(1, torch.from_numpy(actions)[:, None]).squeeze(-1)
+    np.testing.assert_allclose(log_probs, expected.numpy(), rtol=1e-6)
+    autocast_seen: list[bool] = []
+    network.register_forward_pre_hook(lambda *_: autocast_seen.append(torch.is_autocast_enabled("cpu")))
+    NeuralAgent(network, rules, precision="bfloat16").act(obs, masks)
+    NeuralAgent(network, rules).act(obs, masks)
+    assert autocast_seen == [True, False]
+    with pytest.raises(ValueError, match="precision 'half' is not allowed"):
+        NeuralAgent(network, rules, precision="half")
+
+
+def test_a_bfloat16_run_resumes_exactly_and_its_snapshots_play_bfloat16(tmp_path: Path) -> None:
+    from mendikot_env.training.loop import snapshot_agent
+
+    _, state = run_straight_and_resumed(tmp_path, rules="band", precision="bfloat16")
+    assert state["args"]["precision"] == "bfloat16" and all(t.dtype == torch.float32 for t in state["model"].values())
+    args = Args.from_dict(state["args"])
+    snapshot = snapshot_agent(state["pool"][0], Rules.preset("band"), args, torch.device("cpu"))
+    autocast_seen: list[bool] = []
+    snapshot.network.register_forward_pre_hook(lambda *_: autocast_seen.append(torch.is_autocast_enabled("cpu")))
+    observations = np.zeros((2, snapshot.network.obs_size), dtype=np.float32)
+    snapshot.act(observations, np.ones((2, 53), dtype=bool))
+    assert autocast_seen == [True]

@@ -30,6 +30,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="instead: experience collection of the trainer (needs torch) at its default batch",
     )
+    parser.add_argument(
+        "--precision",
+        choices=("float32", "bfloat16"),
+        default="float32",
+        help="with --training: the network's arithmetic (as mendikot train --precision)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -88,7 +94,7 @@ def aec_rate(rules: Rules, seconds: float, wrapped: bool, seed: int = 0) -> floa
     return _timed(play_once, seconds)[1]
 
 
-def training_rate(rules: Rules, seconds: float, pool: bool) -> dict[str, float]:
+def training_rate(rules: Rules, seconds: float, pool: bool, precision: str = "float32") -> dict[str, float]:
     """Decisions/s of the trainer's experience collection and where the time goes.
 
     ``pool=False``: pure self-play (every decision is the network's); ``pool=True``: the
@@ -102,7 +108,7 @@ def training_rate(rules: Rules, seconds: float, pool: bool) -> dict[str, float]:
     from ..training.loop import build_network, make_policy, network_spec, pool_weights
     from ..training.selfplay import collect_hands
 
-    args = Args(rules="standard")
+    args = Args(rules="standard", precision=precision)
     network = build_network(rules, network_spec(rules, args)).eval()
     policy = make_policy(network, torch.device("cpu"), torch.Generator().manual_seed(0), args)
     bots = [make(name, rules, seed=0) for name in args.pool_bots] if pool else []
@@ -136,9 +142,12 @@ def run(args: argparse.Namespace) -> int:
 
         from ..training.args import Args
 
-        print(f"trainer experience collection, batch {Args().games} hands, torch threads {torch.get_num_threads()}")
+        print(
+            f"trainer experience collection, batch {Args().games} hands, torch threads {torch.get_num_threads()}, "
+            f"{args.precision}"
+        )
         for pool in (False, True):
-            rates = training_rate(rules, args.seconds, pool)
+            rates = training_rate(rules, args.seconds, pool, args.precision)
             label = "with the default opponent pool" if pool else "pure self-play"
             shares = ", ".join(f"{k.removeprefix('share ')} {100 * v:.0f}%" for k, v in rates.items() if "share" in k)
             print(

@@ -146,13 +146,15 @@ class Network(nn.Module):
             + self.from_context(context)[:, None, :]
         )
         card_logits = self.card_out(hidden).squeeze(-1)
-        logits = torch.cat([card_logits, self.ask(context)], dim=1).masked_fill(~masks, -1e9)
-        return logits, self.value(context).squeeze(-1)
+        # float32 out whatever the arithmetic inside (bfloat16 under autocast): the softmax,
+        # the PPO ratio and the losses need its precision.
+        logits = torch.cat([card_logits, self.ask(context)], dim=1).float().masked_fill(~masks, -1e9)
+        return logits, self.value(context).squeeze(-1).float()
 
     def critic_value(self, observations: torch.Tensor, hidden_cards: torch.Tensor) -> torch.Tensor:
         """(B,) the centralised critic's value (``critic="state"`` only): it also sees the
         hidden cards, so it is for training, never for choosing a move."""
-        return self.critic(torch.cat([observations, hidden_cards], dim=1)).squeeze(-1)
+        return self.critic(torch.cat([observations, hidden_cards], dim=1)).squeeze(-1).float()
 
     def playing_state_dict(self) -> dict[str, torch.Tensor]:
         """The weights that play (the centralised critic left out): what agent files hold."""
@@ -220,6 +222,12 @@ def build_network(rules: Rules, spec: dict[str, Any]) -> Network:
     return Network(rules, **_network_fields(spec))
 
 
+def arithmetic(args: Args, device: torch.device) -> torch.autocast:
+    """The context the network runs in while training: plain float32, or with
+    ``precision="bfloat16"`` autocast (float32 weights, bfloat16 matrix products)."""
+    return torch.autocast(device.type, dtype=torch.bfloat16, enabled=args.precision == "bfloat16")
+
+
 def make_policy(network: Network, device: torch.device, generator: torch.Generator, args: Args):
     """The acting function for collection: PPO samples its policy; DMC is epsilon-greedy on Q."""
 
@@ -229,9 +237,10 @@ def make_policy(network: Network, device: torch.device, generator: torch.Generat
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         obs = torch.from_numpy(observations).to(device)
         mask = torch.from_numpy(masks).to(device)
-        logits, values = network(obs, mask)
-        if hidden_cards is not None:
-            values = network.critic_value(obs, torch.from_numpy(hidden_cards).to(device))
+        with arithmetic(args, device):
+            logits, values = network(obs, mask)
+            if hidden_cards is not None:
+                values = network.critic_value(obs, torch.from_numpy(hidden_cards).to(device))
         if args.algorithm == "dmc":
             explore = torch.rand(len(obs), generator=generator) < args.epsilon
             uniform = mask.cpu().float()
@@ -369,9 +378,10 @@ def train(args: Args, resume: bool = False) -> Path:
             order = torch.randperm(len(samples), generator=generator).to(device)
             for start in range(0, len(samples), args.minibatch):
                 idx = order[start : start + args.minibatch]
-                logits, values = network(obs[idx], masks[idx])
-                if hidden_cards is not None:
-                    values = network.critic_value(obs[idx], hidden_cards[idx])
+                with arithmetic(args, device):
+                    logits, values = network(obs[idx], masks[idx])
+                    if hidden_cards is not None:
+                        values = network.critic_value(obs[idx], hidden_cards[idx])
                 if imitating:
                     # Warm start: copy the teacher's choices; the value head learns the results.
                     policy_loss = nn.functional.cross_entropy(logits, actions[idx])
@@ -499,7 +509,9 @@ def snapshot_agent(
     # Pools of runs saved before snapshots left the critic out still hold its weights.
     network.load_state_dict(playing_weights(weights))
     greedy = args.algorithm == "dmc"  # Q-values are not logits: a DMC snapshot plays its best action
-    return NeuralAgent(network, rules, greedy=greedy, seed=args.seed, device=device, name="snapshot")
+    return NeuralAgent(
+        network, rules, greedy=greedy, seed=args.seed, device=device, name="snapshot", precision=args.precision
+    )
 
 
 def export_agent(network: Network, rules: Rules, args: Args, path: Path) -> Path:
