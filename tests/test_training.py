@@ -610,3 +610,39 @@ def test_a_bfloat16_run_resumes_exactly_and_its_snapshots_play_bfloat16(tmp_path
     observations = np.zeros((2, snapshot.network.obs_size), dtype=np.float32)
     snapshot.act(observations, np.ones((2, 53), dtype=bool))
     assert autocast_seen == [True]
+
+
+def test_duplicate_snapshots_replays_the_snapshot_games_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mendikot_env.observation import ObservationEncoder
+    from mendikot_env.training import loop
+    from mendikot_env.training.selfplay import collect_hands
+
+    # A network opponent's games cancel the cards like a bot's: the learner playing as the
+    # snapshot does (same network, greedy) gets exactly zero.
+    rules = Rules.preset("band")
+    network = loop.Network(rules, (16,), 8, hidden_trump_feature=True).eval()
+    snapshot = NeuralAgent(network, rules, greedy=True)
+
+    def same_play(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        zeros = np.zeros(len(observations), dtype=np.float32)
+        return snapshot.act(observations, masks), zeros, zeros
+
+    common = {"pool_share": 1.0, "gamma": 1.0, "gae_lambda": 1.0, "duplicate": 1}
+    samples, _ = collect_hands(
+        rules, same_play, [snapshot], 32, np.random.default_rng(2), ObservationEncoder(rules), **common
+    )
+    assert np.all(samples.outcomes == 0.0)
+
+    # The loop hands collect_hands every opponent (bots first) for the baseline, or the bots only.
+    seen: list[tuple[int, int]] = []
+
+    def recording(*args: object, **kwargs: object) -> object:
+        seen.append((len(args[2]), args[11]))  # (opponents, duplicated ones)
+        return collect_hands(*args, **kwargs)
+
+    monkeypatch.setattr(loop, "collect_hands", recording)
+    train(tiny_args(tmp_path / "all", duplicate_snapshots=True, imitate_iterations=0, max_iterations=4))
+    assert seen[-1] == (2, 2)  # the bot and the snapshot of iteration 2
+    seen.clear()
+    train(tiny_args(tmp_path / "bots", imitate_iterations=0, max_iterations=4))
+    assert seen[-1] == (2, 1)

@@ -88,6 +88,10 @@ class Args:
     """share of the pool games played against the rule-based agents (the rest: snapshots)"""
     duplicate_baseline: bool = True
     """against a bot, reward the learner's result minus the bot's own result on the same deal"""
+    duplicate_snapshots: bool = False
+    """also replay the games against snapshots, snapshot against snapshot, for the duplicate
+    baseline: the luck of the cards leaves those rewards too (most pool games are against
+    snapshots), at the cost of playing those hands twice"""
     snapshot_every: int = 25
     """iterations between frozen snapshots of the learner added to the pool"""
     pool_snapshots: int = 4

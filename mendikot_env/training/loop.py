@@ -354,7 +354,7 @@ def train(args: Args, resume: bool = False) -> Path:
             args.gae_lambda,
             args.tens_reward,
             pool_weights(len(bots), len(opponents) - len(bots), args.pool_bot_share),
-            len(bots) if args.duplicate_baseline and not imitating else 0,
+            duplicated_opponents(args, len(bots), len(opponents)) if not imitating else 0,
             centralised,
             advise,
             args.skip_forced,
@@ -485,6 +485,14 @@ def learning_rate(args: Args, counters: dict[str, Any]) -> float:
     else:
         done = counters["seconds"] / (args.minutes * 60.0)
     return args.learning_rate * max(0.0, 1.0 - done)
+
+
+def duplicated_opponents(args: Args, n_bots: int, n_opponents: int) -> int:
+    """How many of the pool's opponents (bots first, then snapshots) get the duplicate
+    baseline: none, the bots, or with ``duplicate_snapshots`` every one."""
+    if not args.duplicate_baseline:
+        return 0
+    return n_opponents if args.duplicate_snapshots else n_bots
 
 
 def pool_weights(n_bots: int, n_snapshots: int, bot_share: float) -> np.ndarray:
