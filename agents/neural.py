@@ -10,6 +10,7 @@ import numpy as np
 
 from mendikot_env.cards import NUM_ACTIONS
 from mendikot_env.rules import Rules
+from mendikot_env.training.args import PRECISIONS
 
 
 def with_advice(advisor: Any, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -82,8 +83,8 @@ class NeuralAgent:
     ) -> None:
         import torch
 
-        if precision not in ("float32", "bfloat16"):
-            raise ValueError(f"NeuralAgent precision {precision!r} is not allowed; choose 'float32' or 'bfloat16'")
+        if precision not in PRECISIONS:
+            raise ValueError(f"NeuralAgent precision {precision!r} is not allowed; choose one of {PRECISIONS}")
         self.network = network
         self.rules = rules
         self.greedy = greedy

@@ -17,6 +17,7 @@ from ..env import env as wrapped_env
 from ..env import raw_env
 from ..observation import ObservationEncoder
 from ..rules import Rules
+from ..training.args import PRECISIONS
 from .common import add_rules_arguments, rules_from_args
 
 
@@ -32,7 +33,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--precision",
-        choices=("float32", "bfloat16"),
+        choices=PRECISIONS,
         default="float32",
         help="with --training: the network's arithmetic (as mendikot train --precision)",
     )
