@@ -106,9 +106,9 @@ class Args:
     """minutes between checkpoints (a crash loses at most this much work)"""
     precision: str = "float32"
     """the network's arithmetic in collection and update: "float32", or "bfloat16" (autocast:
-    the weights and the optimiser stay float32, matrix products run in bfloat16), about twice
-    as fast on CPUs with AMX or AVX-512 BF16 and on recent GPUs; evaluation and the saved
-    agent play in float32"""
+    the weights and the optimiser stay float32, matrix products run in bfloat16): the update
+    of a wide network twice as fast on CPUs with AMX or AVX-512 BF16 and on recent GPUs,
+    collection not faster; evaluation and the saved agent play in float32"""
     device: str = "cpu"
     """torch device: cpu, cuda, cuda:1, mps ..."""
     threads: int = 0
