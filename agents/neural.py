@@ -10,7 +10,7 @@ import numpy as np
 
 from mendikot_env.cards import NUM_ACTIONS
 from mendikot_env.rules import Rules
-from mendikot_env.training.args import PRECISIONS
+from mendikot_env.training.args import PRECISIONS, precision_context
 
 
 def with_advice(advisor: Any, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -68,7 +68,7 @@ class NeuralAgent:
         seed: seed of the sampling.
         device: torch device of the network.
         precision: "float32", or "bfloat16" to run the network under autocast (the training
-            loop's snapshots do, when it trains so; twice as fast on CPUs with AMX).
+            loop's snapshots do, when it trains so).
     """
 
     def __init__(
@@ -99,8 +99,7 @@ class NeuralAgent:
 
         if self.advisor is not None:
             observations = with_advice(self.advisor, observations, masks)
-        bfloat16 = self.precision == "bfloat16"
-        with torch.no_grad(), torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=bfloat16):
+        with torch.no_grad(), precision_context(self.precision, self.device.type):
             obs = torch.from_numpy(np.ascontiguousarray(observations, dtype=np.float32)).to(self.device)
             mask = torch.from_numpy(np.asarray(masks) != 0).to(self.device)
             logits, _ = self.network(obs, mask)

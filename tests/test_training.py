@@ -598,6 +598,26 @@ def test_bfloat16_arithmetic_runs_the_network_in_bfloat16_and_hands_back_float32
         NeuralAgent(network, rules, precision="half")
 
 
+@pytest.mark.parametrize("precision", ["float32", "bfloat16"])
+def test_the_update_runs_in_the_precision_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, precision: str
+) -> None:
+    from mendikot_env.training import loop
+
+    forward = loop.Network.forward
+    seen: set[tuple[bool, bool]] = set()  # (training, autocast) of every forward pass
+
+    def recording(self: loop.Network, *args: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        seen.add((self.training, torch.is_autocast_enabled("cpu")))
+        return forward(self, *args)
+
+    monkeypatch.setattr(loop.Network, "forward", recording)
+    train(tiny_args(tmp_path / "run", imitate_iterations=0, max_iterations=1, precision=precision))
+    bfloat16 = precision == "bfloat16"
+    assert (True, bfloat16) in seen and (True, not bfloat16) not in seen  # the update
+    assert (False, bfloat16) in seen  # collection (evaluation always plays float32)
+
+
 def test_a_bfloat16_run_resumes_exactly_and_its_snapshots_play_bfloat16(tmp_path: Path) -> None:
     from mendikot_env.training.loop import snapshot_agent
 

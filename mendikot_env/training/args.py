@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -10,6 +11,18 @@ from ..rules import Rules
 PRECISIONS = ("float32", "bfloat16")  # the network's arithmetic while training (see Args.precision)
 CRITICS = ("observation", "state")  # what the value may see (see Args.critic)
 ADVISORS = ("none", "easy", "medium", "hard")  # whose suggested move the network may see (see Args.advisor)
+
+
+def precision_context(precision: str, device_type: str) -> contextlib.AbstractContextManager:
+    """Where the network runs with ``precision``: autocast to bfloat16, or no context at all
+    for float32 (so float32 works on every device and torch, autocast or not)."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision {precision!r} is not allowed; choose one of {PRECISIONS}")
+    if precision == "float32":
+        return contextlib.nullcontext()
+    import torch
+
+    return torch.autocast(device_type, dtype=torch.bfloat16)
 
 
 @dataclass
@@ -87,11 +100,13 @@ class Args:
     pool_bot_share: float = 0.75
     """share of the pool games played against the rule-based agents (the rest: snapshots)"""
     duplicate_baseline: bool = True
-    """against a bot, reward the learner's result minus the bot's own result on the same deal"""
+    """against a bot, reward the learner's result minus the bot's own result on the same deal
+    (see duplicate_snapshots for the snapshots)"""
     duplicate_snapshots: bool = False
     """also replay the games against snapshots, snapshot against snapshot, for the duplicate
-    baseline: the luck of the cards leaves those rewards too (most pool games are against
-    snapshots), at the cost of playing those hands twice"""
+    baseline, at the cost of playing those hands twice; the snapshots sample their moves, so
+    the replay adds that noise while it takes out the cards' (it cost band runs 1.5 to 2
+    points)"""
     snapshot_every: int = 25
     """iterations between frozen snapshots of the learner added to the pool"""
     pool_snapshots: int = 4

@@ -15,6 +15,7 @@ Run it with ``mendikot train --rules standard --minutes 60 --out runs/NAME``.
 
 from __future__ import annotations
 
+import contextlib
 import time
 import warnings
 from dataclasses import asdict, replace
@@ -28,7 +29,7 @@ from torch import nn
 from ..cards import NUM_ACTIONS
 from ..observation import ObservationEncoder
 from ..rules import Rules, resolve_rules
-from .args import ADVISORS, CRITICS, Args
+from .args import ADVISORS, CRITICS, Args, precision_context
 from .checkpoint import CheckpointError, load_checkpoint, save_atomic
 from .evaluate import evaluate_against
 from .metrics import MetricsLog
@@ -222,10 +223,10 @@ def build_network(rules: Rules, spec: dict[str, Any]) -> Network:
     return Network(rules, **_network_fields(spec))
 
 
-def arithmetic(args: Args, device: torch.device) -> torch.autocast:
+def arithmetic(args: Args, device: torch.device) -> contextlib.AbstractContextManager:
     """The context the network runs in while training: plain float32, or with
     ``precision="bfloat16"`` autocast (float32 weights, bfloat16 matrix products)."""
-    return torch.autocast(device.type, dtype=torch.bfloat16, enabled=args.precision == "bfloat16")
+    return precision_context(args.precision, device.type)
 
 
 def make_policy(network: Network, device: torch.device, generator: torch.Generator, args: Args):

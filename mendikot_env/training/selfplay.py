@@ -117,8 +117,9 @@ def collect_hands(
         gamma, gae_lambda: discount and GAE lambda along each seat's decisions.
         tens_reward: shaping: each ten a team takes gives its seats this reward (and the
             other team's seats minus this) as it happens; 0 leaves only the hand's result.
-        duplicate: the first ``duplicate`` opponents are bots whose games are replayed bot
-            against bot for the duplicate baseline (see :func:`duplicate_baseline`).
+        duplicate: the first ``duplicate`` opponents (the bots, and with the loop's
+            ``duplicate_snapshots`` the snapshots after them) have their games replayed
+            opponent against opponent for the duplicate baseline (see :func:`duplicate_baseline`).
         centralised: the policy's values come from a centralised critic: it is given every
             hand and the face-down card of each decision (kept in ``Samples.hidden_cards``).
         advise: turns the learner's observations and masks into its network's input (the
@@ -244,7 +245,9 @@ def duplicate_baseline(
     tens_reward: float,
 ) -> np.ndarray:
     """(B, 2) what each team would have scored had the bot played it too, in the games where
-    a bot was the opponent (0 elsewhere): every such deal is replayed bot against bot.
+    a bot was the opponent (0 elsewhere): every such deal is replayed bot against bot. Any
+    agent can be such a "bot" (the loop passes snapshots too with ``duplicate_snapshots``);
+    one that samples its moves leaves that noise in the baseline.
 
     Each team's baseline is its hand result plus the tens shaping it would have collected.
     """
