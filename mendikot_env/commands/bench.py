@@ -17,7 +17,7 @@ from ..env import env as wrapped_env
 from ..env import raw_env
 from ..observation import ObservationEncoder
 from ..rules import Rules
-from ..training.args import PRECISIONS
+from ..training.args import PRECISIONS, Args
 from .common import add_rules_arguments, rules_from_args
 
 
@@ -105,7 +105,6 @@ def training_rate(rules: Rules, seconds: float, pool: bool, precision: str = "fl
 
     from agents import make
 
-    from ..training.args import Args
     from ..training.loop import build_network, make_policy, network_spec, pool_weights
     from ..training.selfplay import collect_hands
 
@@ -140,8 +139,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"rules: {rules}")
     if args.training:
         import torch
-
-        from ..training.args import Args
 
         print(
             f"trainer experience collection, batch {Args().games} hands, torch threads {torch.get_num_threads()}, "
