@@ -6,6 +6,7 @@
 """
 
 from .base import Agent, RandomAgent, masked_uniform, seed_agent
+from .ensemble import EnsembleAgent
 from .registry import AGENT_NAMES, CHECKPOINT_LOADERS, load, make, register_checkpoint_loader
 from .rule_based import LEVELS, RuleBasedAgent
 
@@ -14,6 +15,7 @@ __all__ = [
     "CHECKPOINT_LOADERS",
     "LEVELS",
     "Agent",
+    "EnsembleAgent",
     "RandomAgent",
     "RuleBasedAgent",
     "load",

@@ -97,16 +97,29 @@ class NeuralAgent:
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         import torch
 
+        logits = self._logits(observations, masks)
+        if self.greedy:
+            return logits.argmax(dim=-1).cpu().numpy().astype(np.int64)
+        probs = torch.softmax(logits, dim=-1).cpu()
+        return torch.multinomial(probs, 1, generator=self.generator).squeeze(-1).numpy().astype(np.int64)
+
+    def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """(B, 53) float32: the masked policy, zero on illegal actions (what an ensemble averages)."""
+        import torch
+
+        return torch.softmax(self._logits(observations, masks), dim=-1).cpu().numpy()
+
+    def _logits(self, observations: np.ndarray, masks: np.ndarray) -> Any:
+        """(B, 53) float32 masked logits of the network (illegal actions at the network's floor)."""
+        import torch
+
         if self.advisor is not None:
             observations = with_advice(self.advisor, observations, masks)
         with torch.no_grad(), precision_context(self.precision, self.device.type):
             obs = torch.from_numpy(np.ascontiguousarray(observations, dtype=np.float32)).to(self.device)
             mask = torch.from_numpy(np.asarray(masks) != 0).to(self.device)
             logits, _ = self.network(obs, mask)
-            if self.greedy:
-                return logits.argmax(dim=-1).cpu().numpy().astype(np.int64)
-            probs = torch.softmax(logits, dim=-1).cpu()
-            return torch.multinomial(probs, 1, generator=self.generator).squeeze(-1).numpy().astype(np.int64)
+        return logits
 
     def seed(self, seed: int | None) -> None:
         self.generator.manual_seed(0 if seed is None else int(seed))

@@ -4,7 +4,9 @@
 trained agent: a run folder of ``mendikot train`` (``agents.load("runs/NAME")``), a ``.pt``
 file, ``"trained"`` (the checkpoint shipped with the package for the standard game), or a
 file whose suffix has a registered loader (:func:`register_checkpoint_loader`, e.g. RLlib
-exports), so the arena, the league and ``mendikot play`` take all of them without changes.
+exports), or several trained networks joined by ``+`` (``"runs/a+runs/b"``: an
+``EnsembleAgent`` that plays their averaged policy), so the arena, the league and
+``mendikot play`` take all of them without changes.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from mendikot_env.rules import Rules
 
 from .base import Agent, RandomAgent
+from .ensemble import MEMBER_SEPARATOR, EnsembleAgent
 from .rule_based import LEVELS, RuleBasedAgent
 
 AGENT_NAMES = ("random", *LEVELS, "trained")
@@ -55,7 +58,8 @@ def load(spec: str | Path, rules: Rules | None = None, seed: int | None = None) 
     """An agent from a name (see :func:`make`), a training run folder, or a checkpoint file.
 
     Args:
-        spec: agent name, run folder, ``.pt`` file, or a file with a registered suffix.
+        spec: agent name, run folder, ``.pt`` file, a file with a registered suffix, or
+            trained networks joined by ``+`` (an ensemble).
         rules: the rules it will play; a trained agent must have been trained for them
             (None: the agent's own rules, or the standard game for named agents).
         seed: seed of the agent's randomness.
@@ -64,6 +68,11 @@ def load(spec: str | Path, rules: Rules | None = None, seed: int | None = None) 
     if spec.strip().lower() in AGENT_NAMES:
         return make(spec, rules, seed)
     path = Path(spec)
+    if MEMBER_SEPARATOR in spec and not path.exists():
+        parts = [part.strip() for part in spec.split(MEMBER_SEPARATOR)]
+        if "" in parts:
+            raise ValueError(f"ensemble spec {spec!r} has an empty member; write runs/a{MEMBER_SEPARATOR}runs/b")
+        return EnsembleAgent([load(part, rules, seed) for part in parts])
     looks_like_path = path.suffix != "" or "/" in spec or path.exists()
     if not looks_like_path:
         return make(spec, rules, seed)  # raises with the list of names

@@ -23,7 +23,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Every deal is played twice with the same cards and dealer: agent A on the even seats, "
         "then on the odd seats. The win rate of A has a 95%% confidence interval computed on per-deal-pair scores.",
     )
-    parser.add_argument("--a", required=True, help="agent A: random, easy, medium, hard (or a checkpoint path)")
+    parser.add_argument(
+        "--a",
+        required=True,
+        help="agent A: random, easy, medium, hard, trained, a run folder or checkpoint path, "
+        "or run folders joined by + (an ensemble of networks)",
+    )
     parser.add_argument("--b", required=True, help="agent B")
     parser.add_argument("--deals", type=int, default=1000, help="duplicate deal pairs (hands played = 2 x deals)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals (agents are seeded from it too)")

@@ -1,0 +1,73 @@
+"""An agent that plays the averaged policy of several trained networks.
+
+Independent training runs of one recipe end a point or so apart against the same bot (the
+band table in the README), and they err on different hands. Averaging their policies and
+playing the most likely legal action keeps what they agree on and lets the majority settle
+the rest. ``agents.load("runs/a+runs/b")`` builds one from run folders or ``.pt`` files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from mendikot_env.rules import Rules
+
+# What joins the members in an agent spec: agents.load("runs/a+runs/b").
+MEMBER_SEPARATOR = "+"
+
+
+class PolicyAgent(Protocol):
+    """A member: an agent that can hand over its whole masked policy, not only its choice."""
+
+    name: str
+    rules: Rules
+
+    def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray: ...
+
+
+class EnsembleAgent:
+    """Greedy on the mean of the members' masked policies.
+
+    Args:
+        members: two or more agents with ``probabilities(observations, masks)`` (trained
+            networks, ``agents.neural.NeuralAgent``), all for the same rules.
+        name: the agent's name in tables (default: the members' names joined by ``+``).
+
+    Raises:
+        ValueError: fewer than two members, a member without ``probabilities``, or members
+            trained for different rules.
+    """
+
+    def __init__(self, members: Sequence[Any], name: str | None = None) -> None:
+        members = list(members)
+        if len(members) < 2:
+            raise ValueError(f"an ensemble needs at least two members, got {len(members)}")
+        for member in members:
+            if not callable(getattr(member, "probabilities", None)):
+                label = getattr(member, "name", type(member).__name__)
+                raise ValueError(
+                    f"ensemble member {label!r} has no policy to average; members must be trained networks "
+                    "(run folders or .pt files)"
+                )
+        rules = {member.rules for member in members}
+        if len(rules) > 1:
+            raise ValueError(f"ensemble members were trained for different rules: {sorted(map(str, rules))}")
+        self.members = members
+        self.rules: Rules = members[0].rules
+        self.name = name or MEMBER_SEPARATOR.join(member.name for member in members)
+
+    def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """(B, 53) float32: the mean of the members' policies (zero on illegal actions)."""
+        total = self.members[0].probabilities(observations, masks)
+        for member in self.members[1:]:
+            total = total + member.probabilities(observations, masks)
+        return total / len(self.members)
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        legal = np.asarray(masks) != 0
+        # The where() keeps the choice legal even where float rounding leaves every mean at 0.
+        policy = np.where(legal, self.probabilities(observations, masks) + 1e-12, -1.0)
+        return policy.argmax(axis=1).astype(np.int64)
