@@ -15,7 +15,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "league", help="play every pair of agents on duplicate deals; win-rate table and Bradley-Terry ratings"
     )
-    parser.add_argument("--agents", nargs="+", required=True, help="agent names or checkpoint paths (two or more)")
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        required=True,
+        help="agent names or checkpoint paths, two or more (checkpoints joined by + are one ensemble)",
+    )
     parser.add_argument("--deals", type=int, default=1000, help="duplicate deal pairs per pairing")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals (the same deals for every pairing)")
     parser.add_argument("--chunk", type=int, default=1024, help="deal pairs per batch")

@@ -317,7 +317,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("play", help="play a match in the terminal against three bots")
     add_rules_arguments(parser)
     parser.add_argument(
-        "--level", default="hard", help=f"bot level: {', '.join(('random', *LEVELS))} (or a checkpoint)"
+        "--level",
+        default="hard",
+        help=f"bot level: {', '.join(('random', *LEVELS))} (or a checkpoint; checkpoints joined by + are an ensemble)",
     )
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 = first seat; teams are even/odd seats)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the deals and the bots")
