@@ -1,15 +1,15 @@
 """An agent that plays the averaged policy of several trained networks.
 
 Independent training runs of one recipe end a point or so apart against the same bot (the
-band table in the README), and they err on different hands. Averaging their policies and
-playing the most likely legal action keeps what they agree on and lets the majority settle
-the rest. ``agents.load("runs/a+runs/b")`` builds one from run folders or ``.pt`` files.
+band table in the README): each has learnt its own mistakes. Averaging their policies keeps
+the moves they agree on; where they disagree, the more confident network decides.
+``agents.load("runs/a+runs/b")`` builds one from run folders or ``.pt`` files.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -19,6 +19,7 @@ from mendikot_env.rules import Rules
 MEMBER_SEPARATOR = "+"
 
 
+@runtime_checkable
 class PolicyAgent(Protocol):
     """A member: an agent that can hand over its whole masked policy, not only its choice."""
 
@@ -33,7 +34,8 @@ class EnsembleAgent:
 
     Args:
         members: two or more agents with ``probabilities(observations, masks)`` (trained
-            networks, ``agents.neural.NeuralAgent``), all for the same rules.
+            networks, ``agents.neural.NeuralAgent``), all for the same rules. A member given
+            twice counts twice (a way to weight it).
         name: the agent's name in tables (default: the members' names joined by ``+``).
 
     Raises:
@@ -41,20 +43,20 @@ class EnsembleAgent:
             trained for different rules.
     """
 
-    def __init__(self, members: Sequence[Any], name: str | None = None) -> None:
+    def __init__(self, members: Sequence[PolicyAgent], name: str | None = None) -> None:
         members = list(members)
         if len(members) < 2:
             raise ValueError(f"an ensemble needs at least two members, got {len(members)}")
         for member in members:
-            if not callable(getattr(member, "probabilities", None)):
+            if not isinstance(member, PolicyAgent):
                 label = getattr(member, "name", type(member).__name__)
                 raise ValueError(
                     f"ensemble member {label!r} has no policy to average; members must be trained networks "
                     "(run folders or .pt files)"
                 )
-        rules = {member.rules for member in members}
-        if len(rules) > 1:
-            raise ValueError(f"ensemble members were trained for different rules: {sorted(map(str, rules))}")
+        if len({member.rules for member in members}) > 1:
+            listing = "; ".join(f"{member.name}: {member.rules}" for member in members)
+            raise ValueError(f"ensemble members must share one set of rules, but they were trained for {listing}")
         self.members = members
         self.rules: Rules = members[0].rules
         self.name = name or MEMBER_SEPARATOR.join(member.name for member in members)
@@ -67,7 +69,8 @@ class EnsembleAgent:
         return total / len(self.members)
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """(B,) the most likely legal action of the mean policy (ties: the lowest id)."""
         legal = np.asarray(masks) != 0
-        # The where() keeps the choice legal even where float rounding leaves every mean at 0.
-        policy = np.where(legal, self.probabilities(observations, masks) + 1e-12, -1.0)
-        return policy.argmax(axis=1).astype(np.int64)
+        # Members put exactly 0 on illegal actions; the where() keeps the choice legal even so
+        # if one of them does not.
+        return np.where(legal, self.probabilities(observations, masks), -1.0).argmax(axis=1).astype(np.int64)

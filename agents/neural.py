@@ -151,4 +151,6 @@ def load_neural_agent(
     except (KeyError, TypeError, ValueError, RuntimeError) as error:
         raise CheckpointError(f"{path} does not hold a usable network: {error}") from None
     network.to(torch.device(device)).eval()
-    return NeuralAgent(network, rules, greedy=greedy, seed=seed, device=device, name=path.parent.name or "trained")
+    # A run's own files are named after the run; any other file after itself.
+    name = path.parent.name if path.name in ("agent.pt", "checkpoint.pt") else path.stem
+    return NeuralAgent(network, rules, greedy=greedy, seed=seed, device=device, name=name or "trained")

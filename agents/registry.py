@@ -50,7 +50,9 @@ def make(name: str, rules: Rules | None = None, seed: int | None = None) -> Agen
     if key in LEVELS:
         return RuleBasedAgent(rules, key, seed=seed)
     if key == "trained":
-        return _load_network(SHIPPED_AGENT, rules, seed)
+        agent = _load_network(SHIPPED_AGENT, rules, seed)
+        agent.name = "trained"
+        return agent
     raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(AGENT_NAMES)} (or a checkpoint path)")
 
 
@@ -69,10 +71,7 @@ def load(spec: str | Path, rules: Rules | None = None, seed: int | None = None) 
         return make(spec, rules, seed)
     path = Path(spec)
     if MEMBER_SEPARATOR in spec and not path.exists():
-        parts = [part.strip() for part in spec.split(MEMBER_SEPARATOR)]
-        if "" in parts:
-            raise ValueError(f"ensemble spec {spec!r} has an empty member; write runs/a{MEMBER_SEPARATOR}runs/b")
-        return EnsembleAgent([load(part, rules, seed) for part in parts])
+        return EnsembleAgent([load(part, rules, seed) for part in _ensemble_members(spec)])
     looks_like_path = path.suffix != "" or "/" in spec or path.exists()
     if not looks_like_path:
         return make(spec, rules, seed)  # raises with the list of names
@@ -93,6 +92,23 @@ def load(spec: str | Path, rules: Rules | None = None, seed: int | None = None) 
     if not hasattr(agent, "name"):
         agent.name = path.stem  # type: ignore[attr-defined]
     return agent
+
+
+def _ensemble_members(spec: str) -> list[str]:
+    """The member specs of ``"runs/a+runs/b"``, each checked to be an agent name or an existing path.
+
+    Raises:
+        ValueError: an empty member or a missing path, naming the whole spec (a mistyped single
+            path with a ``+`` in it lands here too).
+    """
+    parts = [part.strip() for part in spec.split(MEMBER_SEPARATOR)]
+    rule = f"members are split at {MEMBER_SEPARATOR!r} unless the whole spec is an existing path"
+    for part in parts:
+        if part == "":
+            raise ValueError(f"ensemble spec {spec!r} has an empty member; {rule}")
+        if part.lower() not in AGENT_NAMES and not Path(part).exists():
+            raise ValueError(f"{part!r} (a member of the ensemble spec {spec!r}) does not exist; {rule}")
+    return parts
 
 
 def _load_network(path: Path, rules: Rules | None, seed: int | None) -> Agent:

@@ -82,7 +82,35 @@ def test_bad_ensembles_are_refused_by_name(tmp_path: Path) -> None:
         agents.load(f"{band}+", Rules.preset("band"))
     with pytest.raises(ValueError, match="does not exist"):
         agents.load(f"{band}+{tmp_path / 'missing.pt'}", Rules.preset("band"))
-    with pytest.raises(ValueError, match="trained for different rules"):
+    with pytest.raises(ValueError, match="must share one set of rules, but they were trained for band: "):
         agents.load(f"{band}+{standard}")
     with pytest.raises(ValueError, match="at least two members, got 1"):
         EnsembleAgent([agents.load(str(band))])
+
+
+def test_a_single_path_with_a_plus_in_it_is_one_agent_and_members_are_named(tmp_path: Path) -> None:
+    rules = Rules.preset("band")
+    plus = exported(tmp_path, rules, 1, "x+y")
+    other = exported(tmp_path, rules, 2, "z")
+    agent = agents.load(str(plus), rules)
+    assert isinstance(agent, NeuralAgent) and agent.name == "x+y"
+    with pytest.raises(ValueError, match=r"'.*/x' \(a member of the ensemble spec '.*x\+y\.pt\+.*z\.pt'\) does not"):
+        agents.load(f"{plus}+{other}", rules)
+    # Members are named after their files (a run's agent.pt after its folder); the rules are
+    # the members' own when none are given.
+    ensemble = agents.load(f"{other}+{other}")
+    assert isinstance(ensemble, EnsembleAgent) and ensemble.name == "z+z" and ensemble.rules == rules
+    assert agents.make("trained").name == "trained"
+
+
+def test_three_members_average_in_any_order() -> None:
+    rules = Rules()
+    members = [network_agent(rules, seed, name) for seed, name in ((4, "a"), (5, "b"), (6, "c"))]
+    rng = np.random.default_rng(2)
+    obs = rng.random((400, members[0].network.obs_size), dtype=np.float32)
+    masks = random_masks(400, rng)
+    forward, backward = EnsembleAgent(members), EnsembleAgent(members[::-1])
+    mean = sum(m.probabilities(obs, masks) for m in members) / 3
+    np.testing.assert_allclose(forward.probabilities(obs, masks), mean, rtol=1e-5)
+    np.testing.assert_allclose(backward.probabilities(obs, masks), mean, rtol=1e-5)
+    assert np.array_equal(forward.act(obs, masks), mean.argmax(axis=1))
