@@ -618,6 +618,36 @@ def test_the_update_runs_in_the_precision_asked(
     assert (False, bfloat16) in seen  # collection (evaluation always plays float32)
 
 
+def test_bfloat16_support_is_read_from_the_cpu_flags(tmp_path: Path) -> None:
+    from mendikot_env.training.args import cpu_has_native_bfloat16
+
+    amd = tmp_path / "amd"
+    amd.write_text("processor : 0\nflags : fpu sse2 avx2 avx512f\n")
+    xeon = tmp_path / "xeon"
+    xeon.write_text("processor : 0\nflags : fpu avx2 avx512f amx_bf16 amx_tile\n")
+    cooper = tmp_path / "cooper"
+    cooper.write_text("flags : avx2 avx512_bf16\n")
+    assert cpu_has_native_bfloat16(amd) is False
+    assert cpu_has_native_bfloat16(xeon) is True and cpu_has_native_bfloat16(cooper) is True
+    assert cpu_has_native_bfloat16(tmp_path / "missing") is None  # not Linux: nothing to say
+
+
+@pytest.mark.parametrize(("native", "warned"), [(False, True), (True, False), (None, False)])
+def test_bfloat16_on_a_cpu_that_emulates_it_warns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, native: bool | None, warned: bool
+) -> None:
+    import warnings
+
+    from mendikot_env.training import loop
+
+    monkeypatch.setattr(loop, "cpu_has_native_bfloat16", lambda: native)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        train(tiny_args(tmp_path / "run", imitate_iterations=0, max_iterations=1, precision="bfloat16"))
+    messages = [str(w.message) for w in caught if "bfloat16 is emulated" in str(w.message)]
+    assert len(messages) == int(warned)
+
+
 def test_a_bfloat16_run_resumes_exactly_and_its_snapshots_play_bfloat16(tmp_path: Path) -> None:
     from mendikot_env.training.loop import snapshot_agent
 
