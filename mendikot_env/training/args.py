@@ -26,7 +26,8 @@ def precision_context(precision: str, device_type: str) -> contextlib.AbstractCo
     return torch.autocast(device_type, dtype=torch.bfloat16)
 
 
-NATIVE_BFLOAT16_FLAGS = ("avx512_bf16", "amx_bf16")  # /proc/cpuinfo flags of CPUs with bfloat16 products
+# /proc/cpuinfo flags of CPUs with bfloat16 products: x86 (AVX-512 BF16, AMX) and Arm (Features: bf16)
+NATIVE_BFLOAT16_FLAGS = ("avx512_bf16", "amx_bf16", "bf16")
 
 
 def cpu_has_native_bfloat16(cpuinfo: str | Path = "/proc/cpuinfo") -> bool | None:

@@ -266,7 +266,7 @@ def train(args: Args, resume: bool = False) -> Path:
         torch.set_num_threads(args.threads)
     if args.precision == "bfloat16" and device.type == "cpu" and cpu_has_native_bfloat16() is False:
         warnings.warn(
-            "--precision bfloat16 on a CPU without avx512_bf16 or amx_bf16: bfloat16 is emulated and "
+            "--precision bfloat16 on a CPU without avx512_bf16, amx_bf16 or bf16: bfloat16 is emulated and "
             "the update runs several times slower than in float32; use --precision float32 here",
             stacklevel=2,
         )
