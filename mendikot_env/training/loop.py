@@ -29,7 +29,7 @@ from torch import nn
 from ..cards import NUM_ACTIONS
 from ..observation import ObservationEncoder
 from ..rules import Rules, resolve_rules
-from .args import ADVISORS, CRITICS, Args, cpu_has_native_bfloat16, precision_context
+from .args import ADVISORS, CRITICS, NATIVE_BFLOAT16_FLAGS, Args, cpu_has_native_bfloat16, precision_context
 from .checkpoint import CheckpointError, load_checkpoint, save_atomic
 from .evaluate import evaluate_against
 from .metrics import MetricsLog
@@ -266,8 +266,8 @@ def train(args: Args, resume: bool = False) -> Path:
         torch.set_num_threads(args.threads)
     if args.precision == "bfloat16" and device.type == "cpu" and cpu_has_native_bfloat16() is False:
         warnings.warn(
-            "--precision bfloat16 on a CPU without avx512_bf16, amx_bf16 or bf16: bfloat16 is emulated and "
-            "the update runs several times slower than in float32; use --precision float32 here",
+            f"--precision bfloat16 on a CPU without any of {', '.join(NATIVE_BFLOAT16_FLAGS)}: bfloat16 is "
+            "emulated and the update runs several times slower than in float32; use --precision float32 here",
             stacklevel=2,
         )
     encoder = ObservationEncoder(rules)
