@@ -569,6 +569,68 @@ def test_train_help_explains_every_option_from_the_args_docstrings() -> None:
     assert "width of the per-card scoring network (default: 32)" in " ".join(help_text.split())
 
 
+def played_decisions(rules: Rules, games: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Observations and legal masks of every decision of random play (real, sparse masks)."""
+    from mendikot_env import core
+    from mendikot_env.cards import NUM_ACTIONS, unpack_sets
+    from mendikot_env.observation import ObservationEncoder
+
+    encoder, rng = ObservationEncoder(rules), np.random.default_rng(seed)
+    state = core.new_hands(rules, games, rng)
+    observations, masks = [], []
+    while not state.done.all():
+        legal = core.legal_bits(state)
+        live = ~state.done
+        observations.append(encoder.encode(state, state.current, legal=legal)[live])
+        masks.append(unpack_sets(legal, NUM_ACTIONS).astype(bool)[live])
+        core.step(state, core.random_legal_actions(legal, rng), check=False)
+    return torch.from_numpy(np.concatenate(observations)), torch.from_numpy(np.concatenate(masks))
+
+
+def every_card_scored(network: torch.nn.Module, observations: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+    """Reference logits: the card scorer run on all 52 cards, then the mask applied."""
+    batch = observations.shape[0]
+    context = network.torso(observations)
+    planes = observations[:, : network.card_planes_end].reshape(batch, network.n_planes, 52)
+    if network.advisor != "none":
+        planes = torch.cat([planes, observations[:, None, -53:-1]], dim=1)
+    hidden = (
+        network.from_planes(planes.transpose(1, 2))
+        + network.from_suit(network.suit_features(observations)).repeat_interleave(13, dim=1)
+        + network.from_static(network.static)
+        + network.from_context(context)[:, None, :]
+    )
+    card_logits = network.card_out(hidden).squeeze(-1)
+    return torch.cat([card_logits, network.ask(context)], dim=1).masked_fill(~masks, -1e9)
+
+
+@pytest.mark.parametrize("preset", ["standard", "band"])
+def test_scoring_only_the_legal_cards_gives_the_logits_and_gradients_of_scoring_all(preset: str) -> None:
+    from agents.neural import make_advisor, with_advice
+    from mendikot_env.training.loop import Network
+
+    rules = Rules.preset(preset)
+    observations, masks = played_decisions(rules, 24, seed=3)
+    assert masks.sum(1).min() >= 1 and masks.sum(1).float().mean() < 20, "real play: few legal cards"
+    torch.manual_seed(0)
+    plain = Network(rules, (32,), 16, hidden_trump_feature=True)
+    advised = Network(rules, (32,), 16, advisor="hard")
+    advisor = make_advisor("hard", rules, advised.advisor_level)
+    advised_obs = torch.from_numpy(with_advice(advisor, observations.numpy(), masks.numpy()))
+    for network, obs in ((plain, observations), (advised, advised_obs)):
+        logits, _ = network(obs, masks)
+        expected = every_card_scored(network, obs, masks)
+        torch.testing.assert_close(logits, expected, rtol=1e-5, atol=1e-5)
+        chosen = torch.multinomial(torch.softmax(expected, -1), 1)
+        params = list(network.parameters())
+        got = torch.autograd.grad(torch.log_softmax(logits, -1).gather(1, chosen).sum(), params, allow_unused=True)
+        want = torch.autograd.grad(torch.log_softmax(expected, -1).gather(1, chosen).sum(), params, allow_unused=True)
+        for name, g, w in zip([n for n, _ in network.named_parameters()], got, want, strict=True):
+            assert (g is None) == (w is None), name
+            if g is not None:
+                torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-5, msg=name)
+
+
 def test_bfloat16_arithmetic_runs_the_network_in_bfloat16_and_hands_back_float32() -> None:
     from mendikot_env.training.loop import Network, arithmetic, make_policy
 

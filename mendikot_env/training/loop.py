@@ -37,8 +37,8 @@ from .selfplay import collect_hands
 
 
 class Network(nn.Module):
-    """Scores every card with one small shared network, so what it learns about one card
-    holds for all 52 (a ten is a ten in every suit).
+    """Scores each legal card with one small shared network, so what it learns about one
+    card holds for all 52 (a ten is a ten in every suit).
 
     A context torso reads the whole observation; each card then gets its own features (its
     planes: in my hand, takes the lead, master, unseen, played by whom, ...; its rank, suit,
@@ -140,13 +140,17 @@ class Network(nn.Module):
         planes = observations[:, : self.card_planes_end].reshape(batch, self.n_planes, 52)
         if self.advisor != "none":  # the advised card: the one-hot after the observation
             planes = torch.cat([planes, observations[:, None, -NUM_ACTIONS:-1]], dim=1)
+        # Only legal cards are scored (about 5 of the 52 per decision): an illegal card's logit
+        # is masked anyway and gets no gradient, and scoring all 52 made the update 3 times slower.
+        rows, cards = masks[:, :52].nonzero(as_tuple=True)
         hidden = (
-            self.from_planes(planes.transpose(1, 2))
-            + self.from_suit(self.suit_features(observations)).repeat_interleave(13, dim=1)
-            + self.from_static(self.static)
-            + self.from_context(context)[:, None, :]
+            self.from_planes(planes[rows, :, cards])
+            + self.from_suit(self.suit_features(observations))[rows, cards // 13]
+            + self.from_static(self.static)[cards]
+            + self.from_context(context)[rows]
         )
-        card_logits = self.card_out(hidden).squeeze(-1)
+        scores = self.card_out(hidden).squeeze(-1)
+        card_logits = scores.new_full((batch, 52), -1e9).index_put((rows, cards), scores)
         # float32 out whatever the arithmetic inside (bfloat16 under autocast): the softmax,
         # the PPO ratio and the losses need its precision.
         logits = torch.cat([card_logits, self.ask(context)], dim=1).float().masked_fill(~masks, -1e9)
