@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mendikot_env.commands.bench import core_rate, training_rate
+from mendikot_env.commands.bench import core_rate, training_rate, update_rate
 from mendikot_env.rules import Rules
 
 
@@ -34,3 +34,13 @@ def test_training_rate_runs_the_network_in_the_precision_asked(monkeypatch: pyte
     monkeypatch.setattr(loop, "arithmetic", lambda args, device: asked.append(args.precision) or real(args, device))
     assert training_rate(Rules(), seconds=0.01, pool=False, precision="bfloat16")["samples/s"] > 0
     assert asked and set(asked) == {"bfloat16"}
+
+
+def test_update_rate_steps_the_optimiser_over_collected_samples(monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    steps: list[int] = []
+    real = torch.optim.Adam.step
+    monkeypatch.setattr(torch.optim.Adam, "step", lambda self, *a, **k: steps.append(1) or real(self, *a, **k))
+    assert update_rate(Rules(), seconds=0.01) > 0
+    assert len(steps) >= 2  # the warm-up pass and at least one timed pass, each of whole minibatches

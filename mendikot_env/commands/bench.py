@@ -29,7 +29,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--training",
         action="store_true",
-        help="instead: experience collection of the trainer (needs torch) at its default batch",
+        help="instead: experience collection and update of the trainer (needs torch) at its default batch",
     )
     parser.add_argument(
         "--precision",
@@ -134,6 +134,40 @@ def training_rate(rules: Rules, seconds: float, pool: bool, precision: str = "fl
     }
 
 
+def update_rate(rules: Rules, seconds: float, precision: str = "float32") -> float:
+    """Samples/s of the trainer's update: the default network's forward, backward and Adam
+    step over minibatches of collected decisions (the PPO losses' own arithmetic is small)."""
+    import torch
+
+    from ..training.loop import arithmetic, build_network, make_policy, network_spec
+    from ..training.selfplay import collect_hands
+
+    args = Args(rules="standard", precision=precision)
+    network = build_network(rules, network_spec(rules, args))
+    policy = make_policy(network, torch.device("cpu"), torch.Generator().manual_seed(0), args)
+    samples, _ = collect_hands(
+        rules, policy, [], args.games, np.random.default_rng(0), ObservationEncoder(rules), 0.0, args.gamma,
+        args.gae_lambda, args.tens_reward,
+    )  # fmt: skip
+    observations, masks = torch.from_numpy(samples.observations), torch.from_numpy(samples.masks)
+    actions, returns = torch.from_numpy(samples.actions), torch.from_numpy(samples.returns)
+    optimizer = torch.optim.Adam(network.parameters(), lr=args.learning_rate)
+    minibatches = [slice(start, start + args.minibatch) for start in range(0, len(samples), args.minibatch)]
+
+    def update_once() -> tuple[int, int]:
+        for rows in minibatches:
+            with arithmetic(args, torch.device("cpu")):
+                logits, values = network(observations[rows], masks[rows])
+            chosen = torch.log_softmax(logits, -1).gather(1, actions[rows, None]).squeeze(-1)
+            loss = -(chosen * returns[rows]).mean() + ((values - returns[rows]) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        return len(samples), len(samples)
+
+    return _timed(update_once, seconds)[0]
+
+
 def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     print(f"rules: {rules}")
@@ -152,6 +186,8 @@ def run(args: argparse.Namespace) -> int:
                 f"{label:<32} {rates['decisions/s']:>9,.0f} decisions/s  {rates['samples/s']:>9,.0f} samples/s  "
                 f"(time: {shares}, rest: bookkeeping)"
             )
+        rate = update_rate(rules, args.seconds, args.precision)
+        print(f"{'update (forward, backward, Adam)':<32} {rate:>9,.0f} samples/s  (minibatch {Args().minibatch})")
         return 0
     print(f"{'measure':<34}{'B':>6}{'hands/s':>12}{'plays/s':>14}")
     for observe in (False, True):
