@@ -571,6 +571,8 @@ def test_train_help_explains_every_option_from_the_args_docstrings() -> None:
 
 def played_decisions(rules: Rules, games: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Observations and legal masks of every decision of random play (real, sparse masks)."""
+    from support import random_playout
+
     from mendikot_env import core
     from mendikot_env.cards import NUM_ACTIONS, unpack_sets
     from mendikot_env.observation import ObservationEncoder
@@ -578,22 +580,22 @@ def played_decisions(rules: Rules, games: int, seed: int) -> tuple[torch.Tensor,
     encoder, rng = ObservationEncoder(rules), np.random.default_rng(seed)
     state = core.new_hands(rules, games, rng)
     observations, masks = [], []
-    while not state.done.all():
-        legal = core.legal_bits(state)
-        live = ~state.done
+    for _ in random_playout(state, rng):
+        legal, live = core.legal_bits(state), ~state.done
         observations.append(encoder.encode(state, state.current, legal=legal)[live])
         masks.append(unpack_sets(legal, NUM_ACTIONS).astype(bool)[live])
-        core.step(state, core.random_legal_actions(legal, rng), check=False)
     return torch.from_numpy(np.concatenate(observations)), torch.from_numpy(np.concatenate(masks))
 
 
 def every_card_scored(network: torch.nn.Module, observations: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
     """Reference logits: the card scorer run on all 52 cards, then the mask applied."""
+    from mendikot_env.cards import NUM_ACTIONS
+
     batch = observations.shape[0]
     context = network.torso(observations)
     planes = observations[:, : network.card_planes_end].reshape(batch, network.n_planes, 52)
     if network.advisor != "none":
-        planes = torch.cat([planes, observations[:, None, -53:-1]], dim=1)
+        planes = torch.cat([planes, observations[:, None, -NUM_ACTIONS:-1]], dim=1)
     hidden = (
         network.from_planes(planes.transpose(1, 2))
         + network.from_suit(network.suit_features(observations)).repeat_interleave(13, dim=1)

@@ -141,7 +141,7 @@ class Network(nn.Module):
         if self.advisor != "none":  # the advised card: the one-hot after the observation
             planes = torch.cat([planes, observations[:, None, -NUM_ACTIONS:-1]], dim=1)
         # Only legal cards are scored (about 5 of the 52 per decision): an illegal card's logit
-        # is masked anyway and gets no gradient, and scoring all 52 made the update 3 times slower.
+        # is masked anyway and gets no gradient, and scoring all 52 made the update 2 to 3 times slower.
         rows, cards = masks[:, :52].nonzero(as_tuple=True)
         hidden = (
             self.from_planes(planes[rows, :, cards])
