@@ -2,11 +2,11 @@
 
 ``make(name, rules, seed)`` builds a named agent. ``load(spec, rules, seed)`` also accepts a
 trained agent: a run folder of ``mendikot train`` (``agents.load("runs/NAME")``), a ``.pt``
-file, ``"trained"`` (the checkpoint shipped with the package for the standard game), or a
-file whose suffix has a registered loader (:func:`register_checkpoint_loader`, e.g. RLlib
-exports), or several trained networks joined by ``+`` (``"runs/a+runs/b"``: an
-``EnsembleAgent`` that plays their averaged policy), so the arena, the league and
-``mendikot play`` take all of them without changes.
+file, ``"trained"`` (the checkpoint shipped with the package for the rules played:
+``standard`` or ``band``), or a file whose suffix has a registered loader
+(:func:`register_checkpoint_loader`, e.g. RLlib exports), or several trained networks
+joined by ``+`` (``"runs/a+runs/b"``: an ``EnsembleAgent`` that plays their averaged policy),
+so the arena, the league and ``mendikot play`` take all of them without changes.
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ from .ensemble import MEMBER_SEPARATOR, EnsembleAgent
 from .rule_based import LEVELS, RuleBasedAgent
 
 AGENT_NAMES = ("random", *LEVELS, "trained")
-# The trained agent shipped inside the package (standard rules), used by the name "trained".
-SHIPPED_AGENT = Path(__file__).parent / "trained" / "standard.pt"
+# The trained agents shipped inside the package, by rules preset: the name "trained" picks
+# the one trained for the rules asked for.
+SHIPPED_AGENTS = {preset: Path(__file__).parent / "trained" / f"{preset}.pt" for preset in ("standard", "band")}
 
 # File suffix (e.g. ".pt") -> function(path, rules, seed) returning an Agent.
 CheckpointLoader = Callable[[Path, Rules, int | None], Agent]
@@ -38,7 +39,7 @@ def register_checkpoint_loader(suffix: str, loader: CheckpointLoader) -> None:
 
 def make(name: str, rules: Rules | None = None, seed: int | None = None) -> Agent:
     """A named agent: ``random``, a rule-based level (``easy``, ``medium``, ``hard``) or
-    ``trained`` (the shipped network, standard rules only; needs torch).
+    ``trained`` (the shipped network for ``rules``: the ``standard`` or ``band`` preset; needs torch).
 
     Raises:
         ValueError: for an unknown name, listing the known ones.
@@ -50,7 +51,7 @@ def make(name: str, rules: Rules | None = None, seed: int | None = None) -> Agen
     if key in LEVELS:
         return RuleBasedAgent(rules, key, seed=seed)
     if key == "trained":
-        agent = _load_network(SHIPPED_AGENT, rules, seed)
+        agent = _load_network(_shipped_agent_for(rules), rules, seed)
         agent.name = "trained"
         return agent
     raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(AGENT_NAMES)} (or a checkpoint path)")
@@ -92,6 +93,21 @@ def load(spec: str | Path, rules: Rules | None = None, seed: int | None = None) 
     if not hasattr(agent, "name"):
         agent.name = path.stem  # type: ignore[attr-defined]
     return agent
+
+
+def _shipped_agent_for(rules: Rules) -> Path:
+    """The shipped agent file trained for exactly ``rules``.
+
+    Raises:
+        ValueError: no shipped agent plays these rules, naming the presets that have one.
+    """
+    for preset, path in SHIPPED_AGENTS.items():
+        if Rules.preset(preset) == rules:
+            return path
+    raise ValueError(
+        f"no shipped trained agent plays {rules}; the shipped ones play the presets "
+        f"{', '.join(SHIPPED_AGENTS)} (train one for these rules with `mendikot train`)"
+    )
 
 
 def _ensemble_members(spec: str) -> list[str]:

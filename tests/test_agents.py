@@ -127,8 +127,10 @@ def test_make_and_load_resolve_names() -> None:
         make("grandmaster", rules)
     with pytest.raises(ValueError, match="does not exist"):
         load("runs/ppo/agent.pt", rules)
-    with pytest.raises(ValueError, match="trained for"):
-        load("trained", rules)
+    shipped = load("trained", rules)  # the shipped agent trained for these rules (band)
+    assert shipped.rules == rules and shipped.name == "trained"
+    with pytest.raises(ValueError, match="the shipped ones play the presets standard, band"):
+        load("trained", Rules.preset("open"))
 
 
 def test_checkpoint_loader_hook(tmp_path: Path) -> None:

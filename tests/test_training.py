@@ -203,9 +203,11 @@ def test_dmc_algorithm_trains(tmp_path: Path) -> None:
     assert load_checkpoint(run / "checkpoint.pt")["network"]["algorithm"] == "dmc"
 
 
-def test_shipped_agent_beats_random_clearly() -> None:
-    rules = Rules()
-    result = duplicate_arena(rules, agents.make("trained"), agents.make("random", rules, seed=7), deals=300, seed=11)
+@pytest.mark.parametrize("preset", ["standard", "band"])
+def test_shipped_agent_beats_random_clearly(preset: str) -> None:
+    rules = Rules.preset(preset)
+    trained = agents.make("trained", rules)
+    result = duplicate_arena(rules, trained, agents.make("random", rules, seed=7), deals=300, seed=11)
     assert result.ci_low > 0.6, result.summary()
 
 
