@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
+import numpy as np
+
 from .cards import NUM_CARDS
 
 PLAYER_COUNTS = (4, 6, 8)
@@ -55,10 +57,17 @@ class Rules:
     def __post_init__(self) -> None:
         for name, allowed in RULE_CHOICES.items():
             value = getattr(self, name)
-            if isinstance(value, bool) or value not in allowed:
+            # The numbers must be integers: 6.0 == 6 would pass the membership test and then
+            # make n_tricks a float.
+            wrong_type = not isinstance(value, type(allowed[0]) | np.integer) or isinstance(value, bool)
+            if wrong_type or value not in allowed:
                 raise ValueError(f"Rules.{name} = {value!r} is not allowed; choose one of {list(allowed)}")
-        if isinstance(self.target, bool) or not isinstance(self.target, int) or self.target < 1:
+        if isinstance(self.target, bool) or not isinstance(self.target, int | np.integer) or self.target < 1:
             raise ValueError(f"Rules.target = {self.target!r} is not allowed; it must be a positive integer")
+        # numpy integers (from a config array, say) are stored as Python ints, so rules
+        # compare, hash and serialise to JSON like any other.
+        object.__setattr__(self, "n_players", int(self.n_players))
+        object.__setattr__(self, "target", int(self.target))
 
     @property
     def n_tricks(self) -> int:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 
+import numpy as np
 import pytest
 
 import mendikot_env
@@ -85,6 +87,7 @@ def test_unknown_preset_names_the_presets() -> None:
         ("n_players", 2),
         ("n_players", "4"),
         ("n_players", True),
+        ("n_players", 6.0),
         ("trump", "hidden"),
         ("trump", None),
         ("reveal", "never"),
@@ -118,6 +121,13 @@ def test_good_values_all_construct() -> None:
         for value in values:
             assert getattr(Rules(**{field: value}), field) == value
     assert Rules(target=1).target == 1 and Rules(scoring="fixed_deals", target=12).target == 12
+
+
+def test_numpy_integers_are_stored_as_python_ints() -> None:
+    r = Rules(n_players=np.int64(6), target=np.int32(3))
+    assert type(r.n_players) is int and type(r.target) is int
+    assert r == Rules(n_players=6, target=3) and hash(r) == hash(Rules(n_players=6, target=3))
+    assert json.loads(json.dumps(r.to_dict()))["n_players"] == 6
 
 
 def test_rules_are_frozen_and_hashable() -> None:
