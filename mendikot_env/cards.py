@@ -105,6 +105,19 @@ def check_card(card: object) -> int:
     return int(card)
 
 
+def action_index(action: object) -> int | None:
+    """``action`` as an int if it is an integer (Python or numpy, or a one-element integer
+    array), else None. Floats and bools are not actions: ``int(18.7)`` would quietly play
+    card 18, and Gymnasium's ``Discrete`` refuses them too."""
+    if isinstance(action, bool | np.bool_):
+        return None
+    if isinstance(action, int | np.integer):
+        return int(action)
+    if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
+        return int(action.reshape(-1)[0])
+    return None
+
+
 def cards_to_set(cards: Iterable[int]) -> int:
     """A card set (Python int bitset) from card ids."""
     bits = 0

@@ -244,13 +244,18 @@ def validate_deals(rules: Rules, deals: Any, batch_size: int) -> np.ndarray:
     except ValueError:
         cards = None
     if cards is None or cards.dtype == object or cards.ndim != 3:
-        for g, deal in enumerate(list(deals)):
-            if len(deal) != n:
-                raise ValueError(f"deal of game {g} has {len(deal)} hands; {n} players need {n} hands of {h} cards")
-            for s, hand in enumerate(deal):
-                if len(hand) != h:
-                    raise ValueError(f"deal of game {g}: seat {s} has {len(hand)} cards; each of {n} players gets {h}")
-        raise ValueError(f"deals must have shape (games, {n}, {h}) of card ids")
+        try:  # name the first game or seat of the wrong size, if the nesting allows it
+            for g, deal in enumerate(list(deals)):
+                if len(deal) != n:
+                    raise ValueError(f"deal of game {g} has {len(deal)} hands; {n} players need {n} hands of {h} cards")
+                for s, hand in enumerate(deal):
+                    if len(hand) != h:
+                        raise ValueError(
+                            f"deal of game {g}: seat {s} has {len(hand)} cards; each of {n} players gets {h}"
+                        )
+        except TypeError:  # not nested lists at all (a number, None, ...)
+            pass
+        raise ValueError(f"deals must have shape (games, {n}, {h}) of card ids, got {deals!r}")
     if cards.shape != (batch_size, n, h):
         raise ValueError(
             f"deals have shape {cards.shape}; {batch_size} game(s) of {n} players need shape ({batch_size}, {n}, {h})"

@@ -63,7 +63,7 @@ float32 vector relative to the observing seat (relative seat 0 = me, 1 = next to
 | `known`        | (52,)    | the revealed band card while it is back in the hider's hand       |
 | `take_lead`    | (52,)    | my legal cards that would win the trick so far (when I act)       |
 | `unseen`       | (52,)    | cards whose place I do not know (not mine, not played, not known) |
-| `masters`      | (52,)    | my cards that no unseen card outranks in their suit               |
+| `masters`      | (52,)    | my cards that no card outside my hand and the played ones outranks |
 | `trick`        | (n, 52)  | card each relative seat played to the current trick               |
 | `played`       | (n, 52)  | cards each relative seat has played this hand                     |
 | `voids`        | (n, 4)   | suits each relative seat has failed to follow this hand           |
@@ -86,12 +86,14 @@ float32 vector relative to the observing seat (relative seat 0 = me, 1 = next to
 | `match_score`  | (2,)     | match points / target (capped at 1): my team, their team          |
 
 Size = 52 (7 + 2n) + 10n + T + 31: 864 for four players, 1087 for six, 1313 for eight. Named views:
-`env.unwrapped.observation_layout.view(obs["observation"], "hand")` or `.split(obs)`.
+`env.unwrapped.observation_layout.view(obs["observation"], "hand")` or
+`.split(obs["observation"])`.
 Nothing a seat may not know is in its observation: other hands and another seat's
 face-down card never appear (tested by changing hidden cards).
 
 `env.state()` is a perfect-information tensor for centralised critics and oracle
-agents: every hand, the face-down card, the acting seat, then seat 0's public view.
+agents: every hand, the face-down card, the acting seat, then seat 0's public view
+(`env.unwrapped.state_space`: a float32 Box in [0, 1]; `state_layout` names its pieces).
 
 ## Legal Actions Mask
 
@@ -120,9 +122,12 @@ hand result: `tens`, `tricks`, `winner` (0, 1 or None), `mendikot`, `whitewash`,
 scores, the deals played, whether the match is over and its winner; the latest hand's
 result stays in the infos until the next hand ends.
 
-An illegal action: the wrapped env (`env()`) ends the episode with -1 to the offender
-(PettingZoo's TerminateIllegalWrapper); the raw env (`raw_env()`) raises a ValueError
-naming the action and the legal ones.
+An illegal action: the wrapped env (`env()`) ends the episode with -1 to the offender and
+0 to everyone else (PettingZoo's TerminateIllegalWrapper: every agent is terminated and
+truncated, the infos are emptied, no hand result is made and `env.unwrapped.result` stays
+None, every mask is all zeros); the raw env (`raw_env()`) raises a ValueError naming the
+action and the legal ones. Actions are integers (Python or numpy); a float or a bool is
+refused like an illegal card.
 
 ## Reset options
 
@@ -138,16 +143,20 @@ In match episodes they set the first hand. Unknown option keys give a warning.
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+import pettingzoo
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import core
-from .cards import NUM_ACTIONS, set_to_cards, unpack_sets
+from .cards import NUM_ACTIONS, action_index, set_to_cards, unpack_sets
 from .match import MatchState, team_rewards
 from .observation import ObservationEncoder, encode_state, state_layout
 from .render import render_text
@@ -156,6 +165,17 @@ from .rules import Rules, resolve_rules
 REWARD_MODES = ("win", "points")
 EPISODE_MODES = ("hand", "match")
 RESET_OPTIONS = ("deal", "dealer", "open_card")
+
+
+# Warnings point at the user's line, past PettingZoo's wrappers and this package's frames.
+_OWN_CODE = (os.path.dirname(pettingzoo.__file__), os.path.dirname(__file__))
+
+
+def _warn_caller(message: str) -> None:
+    frame, level = sys._getframe(1), 2
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_OWN_CODE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, stacklevel=level)
 
 
 def env(rules: Rules | str | dict[str, Any] | None = None, **kwargs: Any) -> AECEnv:
@@ -226,6 +246,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         )
         self.observation_spaces = {agent: obs_space for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
+        self.state_space = spaces.Box(0.0, 1.0, (self.state_layout.size,), dtype=np.float32)
         self._rng = np.random.default_rng()
         self.game: core.State | None = None
         self.match: MatchState | None = None
@@ -244,12 +265,12 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
+        if options is not None and not isinstance(options, Mapping):
+            raise ValueError(f"reset options must be a dict with keys {list(RESET_OPTIONS)}, got {options!r}")
         options = dict(options or {})
         unknown = sorted(set(options) - set(RESET_OPTIONS))
         if unknown:
-            warnings.warn(
-                f"unknown reset option(s) {unknown} ignored; known options are {list(RESET_OPTIONS)}", stacklevel=2
-            )
+            _warn_caller(f"unknown reset option(s) {unknown} ignored; known options are {list(RESET_OPTIONS)}")
         deal = options.get("deal")
         self._deal_hand(
             deals=None if deal is None else [deal], dealer=options.get("dealer"), open_card=options.get("open_card")
@@ -292,7 +313,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
     def action_mask(self, agent: str | None = None) -> np.ndarray:
         """(53,) int8 legal actions of ``agent`` (default: the agent to act); zeros if not to act."""
         agent = self.agent_selection if agent is None else agent
-        if self.agent_name_mapping[agent] != self._current:
+        # terminations: TerminateIllegalWrapper ends the episode without the core's knowing.
+        if self.agent_name_mapping[agent] != self._current or self.terminations[agent]:
             return np.zeros(NUM_ACTIONS, dtype=np.int8)
         return self._mask.copy()
 
@@ -319,13 +341,13 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
             self.render()
 
     def _checked_action(self, action: Any) -> int:
-        try:
-            value = int(action)
-        except (TypeError, ValueError):
-            value = None
-        if value is None or value != action or not 0 <= value < NUM_ACTIONS or not self._legal >> value & 1:
+        value = action_index(action)
+        if value is None or not 0 <= value < NUM_ACTIONS or not self._legal >> value & 1:
             legal = set_to_cards(self._legal)
-            raise ValueError(f"illegal action {action!r} for {self.agent_selection}; legal actions are {legal}")
+            raise ValueError(
+                f"illegal action {action!r} for {self.agent_selection}; actions are integers 0..{NUM_ACTIONS - 1}"
+                f" and the legal ones now are {legal}"
+            )
         return value
 
     def _finish_hand(self, last_agent: str) -> None:
@@ -361,9 +383,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
-            warnings.warn(
-                "render() called without a render_mode; use render_mode='ansi', 'human' or 'rgb_array'", stacklevel=2
-            )
+            _warn_caller("render() called without a render_mode; use render_mode='ansi', 'human' or 'rgb_array'")
             return None
         score = None if self.match is None else [int(x) for x in self.match.scores[0]]
         if self.render_mode == "rgb_array":

@@ -25,7 +25,7 @@ from gymnasium.vector.utils import batch_space
 from agents.base import Agent, RandomAgent, seed_agent
 
 from . import core
-from .cards import NUM_ACTIONS, unpack_sets
+from .cards import NUM_ACTIONS, action_index, unpack_sets
 from .match import team_rewards
 from .observation import ObservationEncoder
 from .render import render_text
@@ -152,7 +152,10 @@ class MendikotGymEnv(gymnasium.Env):
             raise RuntimeError("call reset() before step()")
         if self.game.phase[0] == core.OVER:
             raise RuntimeError("the hand is over; call reset()")
-        action = int(action)
+        value = action_index(action)
+        if value is None:  # a float or a bool is a caller's bug, not a move to penalise
+            raise ValueError(f"action must be an integer 0..{NUM_ACTIONS - 1}, got {action!r}")
+        action = value
         if not (0 <= action < NUM_ACTIONS and self.action_masks()[action]):
             self.game.phase[0] = core.OVER
             self.game.current[0] = core.NO_SEAT
@@ -239,7 +242,10 @@ class MendikotVectorEnv(gymnasium.vector.VectorEnv):
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         if self.games is None:
             raise RuntimeError("call reset() before step()")
-        actions = np.asarray(actions).reshape(self.num_envs).astype(np.int64)
+        actions = np.asarray(actions)
+        if actions.dtype.kind not in "iu":  # astype would quietly turn 18.7 into card 18
+            raise ValueError(f"actions must be integers 0..{NUM_ACTIONS - 1}, got dtype {actions.dtype}: {actions!r}")
+        actions = actions.reshape(self.num_envs).astype(np.int64)
         in_range = (actions >= 0) & (actions < NUM_ACTIONS)
         legal = (core.legal_bits(self.games) >> np.where(in_range, actions, 0).astype(np.uint64)) & np.uint64(1)
         illegal = ~in_range | (legal == 0)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 from gymnasium import spaces
-from pettingzoo.test import api_test, render_test
+from pettingzoo.test import api_test, render_test, state_test
 from support import BAND_HANDS, LAST_CARD_HANDS, SCRIPT6, SCRIPT13, SWEEP_HANDS, card, scripted_hands
 
 import mendikot_env
@@ -59,6 +59,15 @@ def test_pettingzoo_api_test(kwargs: dict, label: str) -> None:
         warnings.simplefilter("ignore")
         api_test(seeded(mendikot_env.env(**kwargs)), num_cycles=200)
         api_test(seeded(mendikot_env.raw_env(**kwargs)), num_cycles=60)
+
+
+@pytest.mark.parametrize("rules", ["standard", "band"])
+def test_pettingzoo_state_test(rules: str) -> None:
+    env = mendikot_env.env(rules)
+    state_test(env, mendikot_env.env(rules))
+    env.reset(seed=0)
+    assert env.unwrapped.state_space.contains(env.unwrapped.state())
+    assert env.unwrapped.state_space.shape == (env.unwrapped.state_layout.size,)
 
 
 def seeded(env):
@@ -363,6 +372,14 @@ def test_unknown_option_warns_with_the_known_ones() -> None:
     message = " ".join(str(w.message) for w in record)
     assert "dealr" in message and "deal" in message and "dealer" in message and "open_card" in message
     assert env.agents == env.possible_agents  # it still resets
+    # The warning points at the caller's line, not inside PettingZoo's wrappers.
+    assert [w.filename for w in record] == [__file__]
+
+
+def test_options_that_are_not_a_dict_are_a_clear_value_error() -> None:
+    env = mendikot_env.env()
+    with pytest.raises(ValueError, match=r"reset options must be a dict with keys \['deal', 'dealer', 'open_card'\]"):
+        env.reset(options="deal")
 
 
 @pytest.mark.parametrize(
@@ -375,8 +392,20 @@ def test_unknown_option_warns_with_the_known_ones() -> None:
         (4, lambda d: [d[0][:-1] + [-1], d[1], d[2], d[3]], ["-1", "not in the pack"]),
         (6, lambda d: [[0] + d[0][1:], *d[1:]], ["2s", "not in the pack"]),
         (4, lambda d: [[str(c) for c in d[0]], *d[1:]], ["integer"]),
+        (4, lambda d: 5, ["shape (games, 4, 13)", "5"]),
+        (4, lambda d: [None] * 4, ["shape (games, 4, 13)", "None"]),
     ],
-    ids=["wrong-counts", "missing-hand", "duplicate", "out-of-range", "negative", "two-with-6-players", "not-ints"],
+    ids=[
+        "wrong-counts",
+        "missing-hand",
+        "duplicate",
+        "out-of-range",
+        "negative",
+        "two-with-6-players",
+        "not-ints",
+        "a-number",
+        "nones",
+    ],
 )
 def test_malformed_deal_is_a_clear_value_error(n: int, mutate, words: list[str]) -> None:
     env = mendikot_env.env(n_players=n)
@@ -438,7 +467,7 @@ def test_env_takes_rules_in_every_form() -> None:
 # =========================================================================== illegal actions
 
 
-@pytest.mark.parametrize("bad", ["not-held", 53, -1, 1.5, None, "7"])
+@pytest.mark.parametrize("bad", ["not-held", 53, -1, 1.5, None, "7", True, 1.0, np.float32(2.0), np.array([3.0])])
 def test_raw_env_illegal_action_raises_naming_action_and_legal_ones(bad: object) -> None:
     env = mendikot_env.raw_env()
     env.reset(seed=0)
@@ -452,6 +481,18 @@ def test_raw_env_illegal_action_raises_naming_action_and_legal_ones(bad: object)
     assert repr(bad) in message and str(legal) in message, message
     assert np.array_equal(env.observe(env.agent_selection)["action_mask"], mask)  # nothing changed
     env.step(legal[0])
+
+
+def test_raw_env_takes_numpy_integer_actions() -> None:
+    env = mendikot_env.raw_env()
+    env.reset(seed=0)
+    for as_numpy in (np.int64, np.int32, np.array, lambda a: np.array([a], dtype=np.uint8)):
+        agent = env.agent_selection
+        action = int(np.flatnonzero(env.observe(agent)["action_mask"])[0])
+        env.step(as_numpy(action))
+        assert env.agent_selection != agent
+        seat = env.agent_name_mapping[agent]
+        assert int(env.unwrapped.game.played[0, seat]) >> action & 1  # that card was played
 
 
 @pytest.mark.parametrize("rules", ["standard", "band"])
@@ -477,6 +518,21 @@ def test_wrapped_env_illegal_action_ends_the_episode_against_the_offender(rules:
     assert rewards[offender] == -1
     assert all(r == 0 for a, r in rewards.items() if a != offender)
     assert env.agents == []
+
+
+def test_after_an_illegal_action_every_mask_is_zero_and_there_is_no_result() -> None:
+    env = mendikot_env.env()
+    env.reset(seed=0)
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    offender = env.agent_selection
+    illegal = int(np.flatnonzero(env.observe(offender)["action_mask"] == 0)[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.step(illegal)
+    for agent in env.agents:
+        assert not env.observe(agent)["action_mask"].any(), agent
+        assert env.infos[agent] == {}
+    assert env.unwrapped.result is None
 
 
 # =========================================================================== ask through the env

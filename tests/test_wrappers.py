@@ -67,6 +67,20 @@ def test_gym_env_illegal_action_ends_the_hand_against_the_learner() -> None:
         env.step(0)
 
 
+def test_float_actions_are_refused_not_rounded() -> None:
+    env = MendikotGymEnv()
+    env.reset(seed=1)
+    legal = int(np.flatnonzero(env.action_masks())[0])
+    with pytest.raises(ValueError, match=r"action must be an integer 0\.\.52, got"):
+        env.step(legal + 0.7)  # int() would quietly play the legal card
+    envs = MendikotVectorEnv(2)
+    _, info = envs.reset(seed=0)
+    actions = masked_uniform(info["action_mask"], np.random.default_rng(1))
+    with pytest.raises(ValueError, match="actions must be integers 0..52, got dtype float64"):
+        envs.step(actions + 0.5)
+    envs.step(actions)  # nothing was played by the refused call
+
+
 def test_gym_env_reset_options_replay_a_deal_and_seed_opponents() -> None:
     env = MendikotGymEnv(others=make("medium", Rules(), seed=0))
     first, _ = env.reset(seed=5)
