@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from mendikot_env.rules import Rules
+from mendikot_env.rules import Rules, resolve_rules
 
 from .base import Agent, RandomAgent
 from .ensemble import MEMBER_SEPARATOR, EnsembleAgent
@@ -37,14 +37,16 @@ def register_checkpoint_loader(suffix: str, loader: CheckpointLoader) -> None:
     CHECKPOINT_LOADERS[suffix] = loader
 
 
-def make(name: str, rules: Rules | None = None, seed: int | None = None) -> Agent:
+def make(name: str, rules: Rules | str | None = None, seed: int | None = None) -> Agent:
     """A named agent: ``random``, a rule-based level (``easy``, ``medium``, ``hard``) or
     ``trained`` (the shipped network for ``rules``: the ``standard`` or ``band`` preset; needs torch).
 
     Raises:
         ValueError: for an unknown name, listing the known ones.
     """
-    rules = Rules() if rules is None else rules
+    if not isinstance(name, str):
+        raise ValueError(f"agent name must be text, got {name!r}; known agents: {', '.join(AGENT_NAMES)}")
+    rules = resolve_rules(rules)
     key = name.strip().lower()
     if key == "random":
         return RandomAgent(seed=seed)
@@ -57,17 +59,20 @@ def make(name: str, rules: Rules | None = None, seed: int | None = None) -> Agen
     raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(AGENT_NAMES)} (or a checkpoint path)")
 
 
-def load(spec: str | Path, rules: Rules | None = None, seed: int | None = None) -> Agent:
+def load(spec: str | Path, rules: Rules | str | None = None, seed: int | None = None) -> Agent:
     """An agent from a name (see :func:`make`), a training run folder, or a checkpoint file.
 
     Args:
         spec: agent name, run folder, ``.pt`` file, a file with a registered suffix, or
             trained networks joined by ``+`` (an ensemble).
-        rules: the rules it will play; a trained agent must have been trained for them
+        rules: the rules it will play (a Rules or a preset name); a trained agent must have been trained for them
             (None: the agent's own rules, or the standard game for named agents).
         seed: seed of the agent's randomness.
     """
+    if not isinstance(spec, str | Path) or not str(spec).strip():
+        raise ValueError(f"agent spec {spec!r}: give an agent name ({', '.join(AGENT_NAMES)}), a run folder or a file")
     spec = str(spec)
+    rules = None if rules is None else resolve_rules(rules)  # a Rules, a preset name or a dict of fields
     if spec.strip().lower() in AGENT_NAMES:
         return make(spec, rules, seed)
     path = Path(spec)

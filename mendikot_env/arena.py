@@ -284,6 +284,10 @@ def duplicate_arena(
     """
     if deals < 1:
         raise ValueError(f"deals must be at least 1, got {deals}")
+    if chunk < 1:
+        raise ValueError(f"chunk (deal pairs per batch) must be at least 1, got {chunk}")
+    if matches < 0:
+        raise ValueError(f"matches must be 0 or more, got {matches}")
     encoder = ObservationEncoder(rules)
     side = [SideStats(), SideStats()]
     pair_scores = np.empty(deals, dtype=np.float64)
@@ -383,6 +387,8 @@ def duplicate_matches(
         A dict: pairs, a_won, b_won, drawn, win_rate of A with its 95% CI (per-pair
         scores), mean hands per match.
     """
+    if pairs < 1:
+        raise ValueError(f"match pairs must be at least 1, got {pairs}")
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 1 << 20]))
     encoder = ObservationEncoder(rules)
     first = rng.integers(0, rules.n_players, size=pairs)

@@ -55,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except ValueError as error:
+    except (ValueError, OSError) as error:  # bad input or a file that cannot be read or written
         print(f"mendikot {args.command}: error: {error}", file=sys.stderr)
         return 2
 

@@ -40,6 +40,7 @@ from .cards import (
     TENS_MASK,
     TWOS,
     action_str,
+    card_str,
     popcount,
     set_to_cards,
     union,
@@ -277,7 +278,12 @@ def validate_deals(rules: Rules, deals: Any, batch_size: int) -> np.ndarray:
     if repeated.any():
         g = int(np.flatnonzero(repeated)[0])
         values, counts = np.unique(ordered[g], return_counts=True)
-        raise ValueError(f"deal of game {g} deals card(s) {values[counts > 1].tolist()} more than once")
+        first = int(values[counts > 1][0])
+        seats = sorted({int(s) for s in np.argwhere(cards[g] == first)[:, 0]})
+        raise ValueError(
+            f"deal of game {g} deals card(s) {values[counts > 1].tolist()} more than once"
+            f" (card {first}, {card_str(first)}, is dealt to seat(s) {seats})"
+        )
     return cards
 
 

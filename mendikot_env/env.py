@@ -264,6 +264,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+                raise ValueError(f"seed must be an integer 0 or more (or None), got {seed!r}")
             self._rng = np.random.default_rng(seed)
         if options is not None and not isinstance(options, Mapping):
             raise ValueError(f"reset options must be a dict with keys {list(RESET_OPTIONS)}, got {options!r}")

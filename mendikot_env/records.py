@@ -169,6 +169,9 @@ def check_structure(data: Any) -> Rules:
         raise _fail("version", f"this reader knows version {VERSION}, got {data['version']!r}")
     if not isinstance(data["rules"], dict):
         raise _fail("rules", f"expected an object of rule fields, got {data['rules']!r}")
+    missing_rules = [f for f in Rules().to_dict() if f not in data["rules"]]
+    if missing_rules:  # a default would silently replay the record under other rules
+        raise _fail("rules", f"missing field(s) {missing_rules}; a record names every rule field")
     try:
         rules = Rules.from_dict(data["rules"])
     except (TypeError, ValueError) as error:
@@ -323,6 +326,8 @@ def load_record(path: str | Path) -> dict[str, Any]:
         raise RecordError(f"{path}: cannot read: {error.strerror or error}") from None
     except json.JSONDecodeError as error:
         raise RecordError(f"{path}: not valid JSON: {error}") from None
+    except UnicodeDecodeError as error:
+        raise RecordError(f"{path}: not UTF-8 text (byte {error.start}): records are UTF-8 JSON") from None
     try:
         replay_record(data)
     except RecordError as error:

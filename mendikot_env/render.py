@@ -13,7 +13,7 @@ def seat_label(seat: int, names: Sequence[str] | None = None) -> str:
     return names[seat] if names is not None else f"player_{seat}"
 
 
-def trump_text(state: State, game: int = 0, names: Sequence[str] | None = None) -> str:
+def trump_text(state: State, game: int = 0, names: Sequence[str] | None = None, symbols: bool = True) -> str:
     """One line on the trump: none yet, face down, or the suit and how it was set."""
     rules = state.rules
     trump = int(state.trump[game])
@@ -21,13 +21,13 @@ def trump_text(state: State, game: int = 0, names: Sequence[str] | None = None) 
         if int(state.face_down[game]) >= 0:
             return f"face down (hidden by {seat_label(int(state.hider[game]), names)})"
         return "none yet" if rules.trump != "band" else "not chosen yet"
-    text = f"{SUIT_SYMBOLS[trump]} {SUIT_NAMES[trump]}"
+    text = f"{SUIT_SYMBOLS[trump]} {SUIT_NAMES[trump]}" if symbols else SUIT_NAMES[trump]
     if rules.trump == "open":
-        return text + f" (open card {card_str(int(state.open_card[game]), symbols=True)})"
+        return text + f" (open card {card_str(int(state.open_card[game]), symbols=symbols)})"
     if rules.trump == "band":
         by = seat_label(int(state.revealed_by[game]), names)
         how = "asked for by" if state.asked[game] else "turned up at the turn of"
-        return text + f" (band card {card_str(int(state.band_card[game]), symbols=True)}, {how} {by})"
+        return text + f" (band card {card_str(int(state.band_card[game]), symbols=symbols)}, {how} {by})"
     return text + " (cut)"
 
 
@@ -37,6 +37,7 @@ def render_text(
     seat: int | None = None,
     names: Sequence[str] | None = None,
     match_score: Sequence[int] | None = None,
+    symbols: bool = True,
 ) -> str:
     """A readable table of one game.
 
@@ -46,6 +47,7 @@ def render_text(
         seat: show only this seat's hand (a human player's view); None shows every hand.
         names: display names of the seats.
         match_score: optional points of team 0 and team 1.
+        symbols: suits as symbols (♠); False gives letters (S) for terminals without them.
     """
     rules = state.rules
     n = rules.n_players
@@ -60,7 +62,7 @@ def render_text(
         f"Mendikot ({rules.trump} trump, {n} players) | {head} | dealer {seat_label(dealer, names)}"
         + ("" if over else f" | to act: {seat_label(current, names)}"),
         f"Play order ({rules.direction}): " + arrow.join(seat_label(s, names) for s in range(n)),
-        f"Trump: {trump_text(state, game, names)}",
+        f"Trump: {trump_text(state, game, names, symbols)}",
     ]
     for team in (0, 1):
         members = ", ".join(seat_label(s, names) for s in range(team, n, 2))
@@ -72,7 +74,7 @@ def render_text(
     played = [(s, int(c)) for s, c in enumerate(state.trick_cards[game]) if c >= 0]
     leader = int(state.leader[game])
     order = sorted(played, key=lambda sc: (sc[0] - leader) % n)
-    trick = "  ".join(f"{seat_label(s, names)}: {card_str(c, symbols=True)}" for s, c in order)
+    trick = "  ".join(f"{seat_label(s, names)}: {card_str(c, symbols=symbols)}" for s, c in order)
     lines.append("Trick: " + (trick if trick else "(empty)"))
     lines.append("Hands:")
     for s in range(n):
@@ -82,6 +84,6 @@ def render_text(
         cards = set_to_cards(state.hands[game, s])
         extra = ""
         if int(state.face_down[game]) >= 0 and s == int(state.hider[game]) and (seat is None or seat == s):
-            extra = f"  [face down: {card_str(int(state.face_down[game]), symbols=True)}]"
-        lines.append(f" {marker}{seat_label(s, names):<10} {hand_str(cards)}{extra}")
+            extra = f"  [face down: {card_str(int(state.face_down[game]), symbols=symbols)}]"
+        lines.append(f" {marker}{seat_label(s, names):<10} {hand_str(cards, symbols)}{extra}")
     return "\n".join(lines)

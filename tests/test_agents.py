@@ -131,6 +131,12 @@ def test_make_and_load_resolve_names() -> None:
     assert shipped.rules == rules and shipped.name == "trained"
     with pytest.raises(ValueError, match="the shipped ones play the presets standard, band"):
         load("trained", Rules.preset("open"))
+    # Rules may be given as a preset name, as env() takes them; bad names and specs are clear errors.
+    assert make("hard", "band").rules == rules and load("trained", "band").rules == rules
+    with pytest.raises(ValueError, match="agent name must be text, got None; known agents: random"):
+        make(None)
+    with pytest.raises(ValueError, match="agent spec '': give an agent name"):
+        load("")
 
 
 def test_checkpoint_loader_hook(tmp_path: Path) -> None:

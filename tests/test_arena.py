@@ -161,6 +161,49 @@ def test_league_command(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> N
     assert set(json.loads(out.read_text())["ratings"]) == {"random", "easy"}
 
 
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["arena", "--a", "random", "--b", "random", "--chunk", "-2"], "argument --chunk: must be a positive integer"),
+        (["arena", "--a", "random", "--b", "random", "--matches", "-1"], "--matches: must be an integer 0 or more"),
+        (["arena", "--a", "random", "--b", "random", "--seed", "-1"], "--seed: must be a seed: an integer 0 or more"),
+        (["league", "--agents", "random", "easy", "--deals", "0"], "--deals: must be a positive integer, got 0"),
+        (["bench", "--batch-sizes", "-5"], "--batch-sizes: must be a positive integer, got -5"),
+        (["bench", "--seconds", "-1"], "--seconds: must be a positive number, got -1"),
+        (["demo", "--seed", "x"], "--seed: must be a seed: an integer 0 or more, got 'x'"),
+    ],
+)
+def test_bad_counts_and_seeds_are_usage_errors(argv: list[str], message: str, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_bad_chunk_or_matches_in_the_library_raise() -> None:
+    with pytest.raises(ValueError, match="chunk .* must be at least 1, got -2"):
+        duplicate_arena(Rules(), RandomAgent(), RandomAgent(), 3, chunk=-2)
+    with pytest.raises(ValueError, match="matches must be 0 or more, got -1"):
+        duplicate_arena(Rules(), RandomAgent(), RandomAgent(), 3, matches=-1)
+
+
+def test_output_paths_are_checked_before_playing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a_file = tmp_path / "taken"
+    a_file.write_text("")
+    base = ["arena", "--a", "random", "--b", "random", "--deals", "2", "--no-progress"]
+    assert main([*base, "--save", str(a_file)]) == 2
+    assert "--save" in capsys.readouterr().err and not list(tmp_path.glob("*.json"))
+    assert main([*base, "--json", str(tmp_path)]) == 2
+    assert f"--json {tmp_path}: that is a folder" in capsys.readouterr().err
+    assert main(["league", "--agents", "random", "easy", "--deals", "2", "--json", str(tmp_path)]) == 2
+    assert "that is a folder" in capsys.readouterr().err
+    assert main([*base, "--json", str(a_file / "out.json")]) == 2
+    assert f"{a_file} is a file, so the folder cannot be made" in capsys.readouterr().err
+    # A folder that cannot be made is a one-line error too (an OSError, not a traceback).
+    assert main([*base, "--save", str(a_file / "records")]) == 2
+    assert capsys.readouterr().err.startswith("mendikot arena: error: [Errno")
+
+
 def test_arena_command_rejects_unknown_agent(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["arena", "--a", "wizard", "--b", "random", "--deals", "2", "--no-progress"]) == 2
     assert "unknown agent 'wizard'" in capsys.readouterr().err

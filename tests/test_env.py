@@ -376,8 +376,11 @@ def test_unknown_option_warns_with_the_known_ones() -> None:
     assert [w.filename for w in record] == [__file__]
 
 
-def test_options_that_are_not_a_dict_are_a_clear_value_error() -> None:
+def test_bad_seed_or_options_are_a_clear_value_error() -> None:
     env = mendikot_env.env()
+    for seed in ("a", -1, 1.5, True):
+        with pytest.raises(ValueError, match=r"seed must be an integer 0 or more \(or None\), got"):
+            env.reset(seed=seed)
     with pytest.raises(ValueError, match=r"reset options must be a dict with keys \['deal', 'dealer', 'open_card'\]"):
         env.reset(options="deal")
 

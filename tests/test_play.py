@@ -57,6 +57,14 @@ def test_a_whole_match_with_scores_and_dealer_rotation() -> None:
     assert len(script.prompts) == 13 * len(deals)  # one prompt per card: no bad input here
 
 
+def test_ascii_shows_no_suit_symbols_anywhere() -> None:
+    code, text = play(Rules.preset("band", target=1), Script(), level="easy", seed=3, symbols=False)
+    assert code == 0 and "Hands:" in text and "Trump:" in text
+    assert not any(symbol in text for symbol in SUIT_SYMBOLS), [
+        line for line in text.splitlines() if any(symbol in line for symbol in SUIT_SYMBOLS)
+    ][:3]
+
+
 def test_bad_input_is_rejected_and_asked_again() -> None:
     answers = ["", "hello", "1S", "ask", "help", "show"]
     script = Script(answers)

@@ -111,8 +111,9 @@ def test_illegal_action_names_the_entry(band_record: dict) -> None:
         (lambda r: r["deal"][0].__setitem__(0, "1Z"), r"deal\[0\]\[0\]: cannot read '1Z' as a card"),
         (
             lambda r: r["deal"][0].__setitem__(0, r["deal"][1][0]),
-            r"deal: deal of game 0 deals card\(s\) .* more than once",
+            r"deal: deal of game 0 deals card\(s\) .* more than once \(card \d+, \w+, is dealt to seat\(s\) \[0, 1\]\)",
         ),
+        (lambda r: r["rules"].pop("trump"), r"rules: missing field\(s\) \['trump'\]"),
         (lambda r: r["deal"][2].pop(), r"deal\[2\]: expected 13 cards"),
         (lambda r: r["deal"][0].__setitem__(0, r["deal"][0][0].lower()), r"deal\[0\]\[0\]: write cards as"),
         (lambda r: r.update(face_down=None), r"face_down: must be a card exactly when trump is 'band'"),
@@ -180,3 +181,11 @@ def test_replay_command(tmp_path: Path, band_record: dict, capsys: pytest.Captur
     bad = save_record(corrupt(band_record, lambda r: r["actions"].pop()), tmp_path / "bad.json")
     assert main(["replay", str(bad)]) == 2
     assert "bad.json: the record ends after" in capsys.readouterr().err
+    # --check reports every file, a bad one does not hide the rest, and the status says so.
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe{}")
+    assert main(["replay", "--check", str(bad), str(binary), str(good)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"{bad}: the record ends after")
+    assert lines[1] == f"{binary}: not UTF-8 text (byte 0): records are UTF-8 JSON"
+    assert lines[2].startswith(f"{good}: ok") and lines[3] == "2 of 3 record(s) failed the check"

@@ -13,7 +13,7 @@ from agents import load
 from ..arena import ActionLog, duplicate_arena, write_json
 from ..core import State
 from ..records import make_record, save_record
-from .common import add_rules_arguments, rules_from_args
+from .common import add_rules_arguments, check_output_paths, count, positive_int, rules_from_args, seed_value
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -30,12 +30,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "or run folders joined by + (an ensemble of networks)",
     )
     parser.add_argument("--b", required=True, help="agent B")
-    parser.add_argument("--deals", type=int, default=1000, help="duplicate deal pairs (hands played = 2 x deals)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deals (agents are seeded from it too)")
     parser.add_argument(
-        "--matches", type=int, default=0, help="also play this many duplicate match pairs to the target"
+        "--deals", type=positive_int, default=1000, help="duplicate deal pairs (hands played = 2 x deals)"
     )
-    parser.add_argument("--chunk", type=int, default=1024, help="deal pairs per batch")
+    parser.add_argument("--seed", type=seed_value, default=0, help="seed of the deals (agents are seeded from it too)")
+    parser.add_argument(
+        "--matches", type=count, default=0, help="also play this many duplicate match pairs to the target"
+    )
+    parser.add_argument("--chunk", type=positive_int, default=1024, help="deal pairs per batch")
     parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
     parser.add_argument("--save", metavar="DIR", help="save every hand as a JSON game record in DIR")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -61,6 +63,7 @@ def record_saver(directory: str | Path, name_a: str, name_b: str, seed: int):
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output_paths(json_file=args.json, save_dir=args.save)
     rules = rules_from_args(args)
     agent_a = load(args.a, rules, seed=args.seed * 2 + 1)
     agent_b = load(args.b, rules, seed=args.seed * 2 + 2)

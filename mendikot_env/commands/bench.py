@@ -18,14 +18,16 @@ from ..env import raw_env
 from ..observation import ObservationEncoder
 from ..rules import Rules
 from ..training.args import PRECISIONS, Args
-from .common import add_rules_arguments, rules_from_args
+from .common import add_rules_arguments, positive_float, positive_int, rules_from_args
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("bench", help="measure hands/s of the core and steps/s of the AEC env")
     add_rules_arguments(parser)
-    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1, 64, 1024, 8192], help="core batch sizes")
-    parser.add_argument("--seconds", type=float, default=2.0, help="time spent on each measurement")
+    parser.add_argument(
+        "--batch-sizes", type=positive_int, nargs="+", default=[1, 64, 1024, 8192], help="core batch sizes"
+    )
+    parser.add_argument("--seconds", type=positive_float, default=2.0, help="time spent on each measurement")
     parser.add_argument(
         "--training",
         action="store_true",

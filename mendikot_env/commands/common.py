@@ -6,9 +6,48 @@ import argparse
 import ast
 import inspect
 import itertools
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ..rules import PRESETS, RULE_CHOICES, Rules
+
+
+def _bounded(kind: type, low: float, what: str) -> Callable[[str], Any]:
+    """An argparse ``type`` that parses ``kind`` and refuses values below ``low``, so a bad
+    count or seed is a one-line usage error, not a numpy traceback (or an empty loop)."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be {what}, got {text}")
+        return value
+
+    parse.__name__ = what
+    return parse
+
+
+positive_int = _bounded(int, 1, "a positive integer")
+count = _bounded(int, 0, "an integer 0 or more")
+seed_value = _bounded(int, 0, "a seed: an integer 0 or more")
+positive_float = _bounded(float, 1e-9, "a positive number")
+
+
+def check_output_paths(json_file: str | None = None, save_dir: str | None = None) -> None:
+    """Refuse output paths that cannot be written before any game is played, not after."""
+    if json_file is not None and Path(json_file).is_dir():
+        raise ValueError(f"--json {json_file}: that is a folder; give a file name")
+    if json_file is not None:
+        folder = Path(json_file).absolute().parent
+        while not folder.exists():
+            folder = folder.parent
+        if not folder.is_dir():
+            raise ValueError(f"--json {json_file}: {folder} is a file, so the folder cannot be made")
+    if save_dir is not None and Path(save_dir).exists() and not Path(save_dir).is_dir():
+        raise ValueError(f"--save {save_dir}: a file of that name exists; give a folder")
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:

@@ -8,13 +8,13 @@ from agents import RandomAgent
 
 from ..cards import action_str
 from ..env import raw_env
-from .common import add_rules_arguments, rules_from_args
+from .common import add_rules_arguments, rules_from_args, seed_value
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("demo", help="play and print one hand between random agents")
     add_rules_arguments(parser)
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents")
+    parser.add_argument("--seed", type=seed_value, default=0, help="seed of the deal and the agents")
     parser.set_defaults(func=run)
 
 

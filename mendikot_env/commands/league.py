@@ -8,7 +8,7 @@ import sys
 from agents import load
 
 from ..arena import league, write_json
-from .common import add_rules_arguments, rules_from_args
+from .common import add_rules_arguments, check_output_paths, positive_int, rules_from_args, seed_value
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -21,9 +21,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         required=True,
         help="agent names or checkpoint paths, two or more (checkpoints joined by + are one ensemble)",
     )
-    parser.add_argument("--deals", type=int, default=1000, help="duplicate deal pairs per pairing")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deals (the same deals for every pairing)")
-    parser.add_argument("--chunk", type=int, default=1024, help="deal pairs per batch")
+    parser.add_argument("--deals", type=positive_int, default=1000, help="duplicate deal pairs per pairing")
+    parser.add_argument(
+        "--seed", type=seed_value, default=0, help="seed of the deals (the same deals for every pairing)"
+    )
+    parser.add_argument("--chunk", type=positive_int, default=1024, help="deal pairs per batch")
     parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_rules_arguments(parser)
@@ -31,6 +33,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output_paths(json_file=args.json)
     rules = rules_from_args(args)
     if len(args.agents) < 2:
         raise ValueError("a league needs at least two agents")

@@ -35,7 +35,7 @@ from ..observation import ObservationEncoder
 from ..records import make_record, save_record
 from ..render import render_text
 from ..rules import Rules
-from .common import add_rules_arguments, rules_from_args
+from .common import add_rules_arguments, check_output_paths, rules_from_args, seed_value
 
 HELP = """Type a card as rank then suit: TS, 10S or 10♠ (ten of spades), AH, 7d, QC.
   ask        ask for the hidden trump card (band hukum, when you cannot follow suit)
@@ -310,7 +310,7 @@ class TerminalGame:
     def _show(self, state: core.State, match: MatchState) -> None:
         scores = [int(x) for x in match.scores[0]]
         self.say()
-        self.say(render_text(state, 0, seat=self.human, names=self.names, match_score=scores))
+        self.say(render_text(state, 0, seat=self.human, names=self.names, match_score=scores, symbols=self.symbols))
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -322,13 +322,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help=f"bot level: {', '.join(('random', *LEVELS))} (or a checkpoint; checkpoints joined by + are an ensemble)",
     )
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 = first seat; teams are even/odd seats)")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the deals and the bots")
+    parser.add_argument("--seed", type=seed_value, default=None, help="seed of the deals and the bots")
     parser.add_argument("--save", metavar="DIR", help="save every finished hand as a game record in DIR")
     parser.add_argument("--ascii", action="store_true", help="suit letters instead of symbols")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output_paths(save_dir=args.save)
     rules = rules_from_args(args)
     game = TerminalGame(rules, args.level, args.seat, args.seed, save_dir=args.save, symbols=not args.ascii)
     return game.run()
