@@ -7,6 +7,7 @@ Ray starts once for the module (a few seconds); the training run samples in the 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -248,3 +249,29 @@ def test_train_rllib_command_line() -> None:
     )
     assert args.command == "train-rllib" and args.env_runners == 2 and args.iterations == 3
     assert args.rules == "band" and args.n_players == 6 and args.hidden is None
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--eval-opponent", "bogus"], "--eval-opponent: unknown agent 'bogus'"),
+        (["--train-batch-size", "100", "--minibatch-size", "200"], "--minibatch-size 200 must be at most"),
+        (["--minibatch-size", "0"], r"--minibatch-size \(Args.minibatch_size\) must be an integer 1 or more"),
+        (["--epochs", "0"], r"--epochs \(Args.epochs\) must be an integer 1 or more, got 0"),
+        (["--eval-deals", "-1"], "--eval-deals .* 0 or more, got -1"),
+    ],
+)
+def test_train_rllib_refuses_bad_options_before_ray_starts(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, tmp_path: Path, options: list, message: str
+) -> None:
+    import mendikot_env.integrations.rllib as rllib
+    from mendikot_env.cli import main
+
+    def no_ray(args: Args) -> Path:
+        raise AssertionError("train (and Ray) started with bad options")
+
+    monkeypatch.setattr(rllib, "train", no_ray)
+    assert main(["train-rllib", "--out", str(tmp_path / "run"), *options]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("mendikot train-rllib: error: ") and error.count("\n") == 1
+    assert re.search(message, error), error

@@ -765,3 +765,168 @@ def test_duplicate_snapshots_replays_the_snapshot_games_too(tmp_path: Path, monk
     seen.clear()
     train(tiny_args(tmp_path / "bots", imitate_iterations=0, max_iterations=4))
     assert seen[-1] == (2, 1)
+
+
+# ------------------------------------------------------------ bad input and damaged files
+
+
+def test_pool_snapshots_zero_keeps_no_snapshot(tmp_path: Path) -> None:
+    run = train(tiny_args(tmp_path / "run", pool_snapshots=0, snapshot_every=1, imitate_iterations=0, max_iterations=2))
+    assert load_checkpoint(run / "checkpoint.pt", kind="training")["pool"] == []
+    assert [row["charts/pool_size"] for row in metric_rows(run) if "charts/pool_size" in row] == [1, 1]  # the bot
+    with pytest.raises(ValueError, match=r"--pool-snapshots .* 0 or more, got -1"):
+        Args(pool_snapshots=-1)
+
+
+def flip_bytes_inside_the_largest_member(source: Path, target: Path) -> str:
+    """Copy ``source`` with 8 bytes in the middle of its largest tensor inverted; returns the member."""
+    import zipfile
+
+    with zipfile.ZipFile(source) as archive:
+        largest = max(archive.infolist(), key=lambda info: info.file_size)
+    data = bytearray(source.read_bytes())
+    middle = largest.header_offset + largest.file_size // 2
+    data[middle : middle + 8] = bytes(b ^ 0xFF for b in data[middle : middle + 8])
+    target.write_bytes(data)
+    return largest.filename
+
+
+def test_a_checkpoint_with_flipped_bytes_is_refused(tmp_path: Path) -> None:
+    broken = tmp_path / "flipped.pt"
+    member = flip_bytes_inside_the_largest_member(Path(agents.__file__).parent / "trained" / "standard.pt", broken)
+    with pytest.raises(CheckpointError, match=rf"flipped.pt is corrupt: member '{member}' fails its CRC check"):
+        load_checkpoint(broken)
+    with pytest.raises(CheckpointError, match="fails its CRC check"):
+        agents.load(str(broken))
+
+
+@pytest.fixture(scope="module")
+def one_iteration_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return train(tiny_args(tmp_path_factory.mktemp("run") / "run", max_iterations=1))
+
+
+def damage(state: dict, how: str) -> None:
+    """Change a training checkpoint's payload as a bad copy or an old tool might."""
+    if how == "other network size":
+        state["network"]["hidden"] = [64]
+    elif how == "pool of another network":
+        state["pool"] = [{"torso.0.weight": torch.zeros(2, 2)}]
+    else:
+        del state[how.removeprefix("no ")]
+
+
+@pytest.mark.parametrize(
+    ("how", "message"),
+    [
+        ("other network size", "cannot resume this run: Error.s. in loading state_dict .*size mismatch"),
+        ("pool of another network", "pool snapshot 0 does not fit the run's network"),
+        ("no args", r"lacks \['args'\]"),
+        ("no optimizer", r"lacks \['optimizer'\]"),
+        ("no counters", r"lacks \['counters'\]"),
+    ],
+)
+@pytest.mark.filterwarnings("ignore:resuming .* the run keeps its network")
+def test_resume_from_a_checkpoint_that_does_not_fit_fails_clearly(
+    one_iteration_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture, how: str, message: str
+) -> None:
+    from mendikot_env.cli import main
+
+    run = tmp_path / "damaged"
+    state = load_checkpoint(one_iteration_run / "checkpoint.pt", kind="training")
+    damage(state, how)
+    save_atomic(state, run / "checkpoint.pt")
+    with pytest.raises(CheckpointError, match="damaged/checkpoint.pt .*" + message):
+        train(tiny_args(run, max_iterations=2), resume=True)
+    assert main(["train", "--resume", str(run), "--max-iterations", "2", "--no-progress"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("mendikot train: error: ") and "checkpoint.pt" in error and error.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"snapshot_every": 0}, r"--snapshot-every \(Args.snapshot_every\) must be an integer 1 or more, got 0"),
+        ({"hidden": (-4,)}, r"--hidden \(Args.hidden\[0\]\) must be an integer 1 or more, got -4"),
+        ({"hidden": (32, 0)}, r"Args.hidden\[1\]\) must be an integer 1 or more, got 0"),
+        ({"card_hidden": 0}, "--card-hidden .* 1 or more, got 0"),
+        ({"threads": -2}, "--threads .* 0 or more, got -2"),
+        ({"minutes": -1.0}, r"--minutes .* must be above 0, got -1.0"),
+        ({"max_iterations": -5}, "--max-iterations .* 0 or more, got -5"),
+        ({"gamma": 2.0}, r"--gamma .* must be in \[0, 1\], got 2.0"),
+        ({"gamma": float("nan")}, r"--gamma .* must be in \[0, 1\], got nan"),
+        ({"epsilon": 5.0}, r"--epsilon .* must be in \[0, 1\], got 5.0"),
+        ({"imitate_iterations": -3}, "--imitate-iterations .* 0 or more, got -3"),
+        ({"checkpoint_every_minutes": -1.0}, "--checkpoint-every-minutes .* at least 0, got -1.0"),
+        ({"learning_rate": 0.0}, "--learning-rate .* above 0, got 0.0"),
+        ({"eval_deals": 0}, "--eval-deals .* 1 or more, got 0"),
+        ({"seed": -1}, "--seed .* 0 or more, got -1"),
+    ],
+)
+def test_training_options_out_of_range_are_refused(change: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Args(**change)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"device": "bogus"}, r"--device \(Args.device\) 'bogus': not a torch device"),
+        ({"device": "cuda"}, "'cuda': CUDA is not available here; use --device cpu"),
+        ({"eval_opponents": ("random", "bogus")}, r"--eval-opponents .*unknown agent 'bogus'"),
+    ],
+)
+def test_a_bad_device_or_opponent_fails_before_any_training(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: dict, message: str
+) -> None:
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)  # as on a machine without CUDA
+    with pytest.raises(ValueError, match=message):
+        train(tiny_args(tmp_path / "run", **change))
+    assert not (tmp_path / "run").exists(), "nothing was trained or written"
+
+
+def test_the_train_command_reports_a_bad_option_on_one_line(capsys: pytest.CaptureFixture) -> None:
+    from mendikot_env.cli import main
+
+    assert main(["train", "--snapshot-every", "0", "--no-progress"]) == 2
+    assert capsys.readouterr().err == (
+        "mendikot train: error: --snapshot-every (Args.snapshot_every) must be an integer 1 or more, got 0\n"
+    )
+
+
+def tensorboard_steps(run: Path, tag: str) -> list[int]:
+    """The steps TensorBoard shows for ``tag`` (it hides the events a purge_step orphaned)."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(run / "tb"))
+    events.Reload()
+    return [event.step for event in events.Scalars(tag)]
+
+
+def test_a_resume_after_a_crash_between_checkpoints_logs_each_iteration_once(tmp_path: Path) -> None:
+    run = train(tiny_args(tmp_path / "run", max_iterations=1))
+    at_one = (run / "checkpoint.pt").read_bytes()
+    train(tiny_args(run, max_iterations=2), resume=True)
+    # Killed after iteration 2 was logged, before its checkpoint, half way through a line:
+    (run / "checkpoint.pt").write_bytes(at_one)
+    with (run / "metrics.jsonl").open("a") as file:
+        file.write('{"iteration": 2, "samples"')
+    train(tiny_args(run, max_iterations=2), resume=True)
+    rows = metric_rows(run)
+    trained = [row for row in rows if "losses/policy" in row]
+    assert [row["iteration"] for row in trained] == [1, 2]
+    assert [row["iteration"] for row in rows] == sorted(row["iteration"] for row in rows)
+    csv_rows = (run / "metrics.csv").read_text().splitlines()
+    assert len(csv_rows) == 1 + len(rows), "metrics.csv is written from the same rows"
+    assert tensorboard_steps(run, "losses/policy") == [row["samples"] for row in trained]
+
+
+def test_a_corrupt_metrics_line_is_named_with_its_file(tmp_path: Path) -> None:
+    from mendikot_env.training.metrics import MetricsLog
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "metrics.jsonl").write_text('{"iteration": 1}\n{"iteration": 2, "samp\n{"iteration": 3}\n')
+    with pytest.raises(ValueError, match=r"run/metrics.jsonl line 2 is not a metrics row"):
+        MetricsLog(run, resume=True).rows()
+    with pytest.raises(ValueError, match=r"run/metrics.jsonl line 2 is not a metrics row"):
+        MetricsLog(run, resume=True, counters={"iteration": 3, "samples": 30})  # only a torn last line is dropped

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import fields
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .common import field_docs
+
+if TYPE_CHECKING:
+    from ..training.args import Args
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -37,22 +40,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from ..training.checkpoint import load_checkpoint
         from ..training.loop import train
+        from ..training.metrics import read_rows
     except ImportError as error:
         raise ValueError(f"training needs torch: pip install -e '.[train]' ({error})") from None
     from ..training.args import Args
 
     given = {f.name: getattr(args, f.name) for f in fields(Args) if getattr(args, f.name, None) is not None}
-    if args.resume:
-        saved = load_checkpoint(Path(args.resume) / "checkpoint.pt", kind="training")["args"]
-        saved.setdefault("hidden_trump_feature", False)  # runs saved before the feature existed
-        # The run's own settings, except what the command line changes (e.g. more --minutes).
-        options = Args.from_dict({**saved, **given, "out": args.resume})
-    else:
-        options = Args.from_dict(given)
+    options = _resumed_options(Path(args.resume), given) if args.resume else Args.from_dict(given)
     out = train(options, resume=bool(args.resume))
-    final = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines() if line.strip()][-1]
+    final = read_rows(out / "metrics.jsonl")[-1]
     print(f"run folder: {out}")
     for key, value in final.items():
         if key.startswith("eval/win_rate_vs_"):
@@ -60,3 +57,18 @@ def run(args: argparse.Namespace) -> int:
             low, high = final[f"eval/ci_low_vs_{name}"], final[f"eval/ci_high_vs_{name}"]
             print(f"  vs {name:<8} win rate {value:.3f} (95% CI {low:.3f} .. {high:.3f})")
     return 0
+
+
+def _resumed_options(run: Path, given: dict[str, Any]) -> Args:
+    """The run's own settings, except what the command line changes (e.g. more --minutes);
+    settings a damaged checkpoint holds are a CheckpointError (a ValueError: one line)."""
+    from ..training.args import Args
+    from ..training.checkpoint import CheckpointError, load_checkpoint
+
+    path = run / "checkpoint.pt"
+    saved = dict(load_checkpoint(path, kind="training")["args"])
+    saved.setdefault("hidden_trump_feature", False)  # runs saved before the feature existed
+    try:
+        return Args.from_dict({**saved, **given, "out": str(run)})
+    except TypeError as error:
+        raise CheckpointError(f"{path} holds settings this package cannot use: {error}") from None

@@ -42,6 +42,84 @@ def cpu_has_native_bfloat16(cpuinfo: str | Path = "/proc/cpuinfo") -> bool | Non
     return any(flag in flags for flag in NATIVE_BFLOAT16_FLAGS)
 
 
+# The allowed range of every numeric option: (low, high, low_included); high is always included.
+# Checked when Args is made, so a bad value fails before any work, not as a traceback mid-run.
+INF = float("inf")
+RANGES: dict[str, tuple[float, float, bool]] = {
+    "epsilon": (0.0, 1.0, True),
+    "minutes": (0.0, INF, False),
+    "max_iterations": (0, INF, True),
+    "seed": (0, INF, True),  # numpy's generators refuse negative seeds
+    "games": (1, INF, True),
+    "hidden": (1, INF, True),  # each layer's size
+    "card_hidden": (1, INF, True),
+    "learning_rate": (0.0, INF, False),
+    "epochs": (1, INF, True),
+    "minibatch": (1, INF, True),
+    "gamma": (0.0, 1.0, True),
+    "gae_lambda": (0.0, 1.0, True),
+    "tens_reward": (0.0, INF, True),
+    "clip": (0.0, INF, False),
+    "entropy_coef": (0.0, INF, True),
+    "value_coef": (0.0, INF, True),
+    "max_grad_norm": (0.0, INF, False),
+    "imitate_iterations": (0, INF, True),
+    "pool_share": (0.0, 1.0, True),
+    "pool_bot_share": (0.0, 1.0, True),
+    "snapshot_every": (1, INF, True),
+    "pool_snapshots": (0, INF, True),  # 0: no snapshots, the pool is the bots alone
+    "eval_every_minutes": (0.0, INF, True),  # 0: after every iteration
+    "eval_deals": (1, INF, True),
+    "checkpoint_every_minutes": (0.0, INF, True),  # 0: after every iteration
+    "threads": (0, INF, True),  # 0: torch's default
+}
+
+
+def check_range(field: str, value: Any, shown: str | None = None, ranges: dict | None = None) -> None:
+    """Raise a ValueError naming the option (``--flag`` and ``Args.field``, or ``shown``),
+    the value and its allowed range (in ``ranges``, default ``RANGES``) when ``value`` is outside it."""
+    low, high, low_included = (RANGES if ranges is None else ranges)[field]
+    above_low = value >= low if low_included else value > low
+    if above_low and value <= high:  # False for NaN too
+        return
+    if high != INF:
+        allowed = f"in [{low:g}, {high:g}]"
+    elif isinstance(low, int):
+        allowed = f"an integer {low} or more"
+    else:
+        allowed = f"{'at least' if low_included else 'above'} {low:g}"
+    flag = "--" + field.replace("_", "-")
+    raise ValueError(f"{flag} (Args.{shown or field}) must be {allowed}, got {value!r}")
+
+
+def check_device(device: str) -> None:
+    """A ValueError naming ``device`` when torch cannot use it here: torch itself raises a
+    RuntimeError or an AssertionError only once the network moves there. Imports torch, so
+    it is called by the training, not when Args is made (``--help`` stays fast)."""
+    import torch
+
+    def refuse(why: str) -> ValueError:
+        return ValueError(f"--device (Args.device) {device!r}: {why}")
+
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, TypeError) as error:
+        raise refuse(f"not a torch device ({_first_line(error)})") from None
+    backends = {"cuda": ("CUDA", torch.cuda.is_available), "mps": ("MPS", torch.backends.mps.is_available)}
+    name, available = backends.get(parsed.type, (parsed.type, lambda: True))
+    if not available():
+        raise refuse(f"{name} is not available here; use --device cpu")
+    try:
+        torch.empty(1, device=parsed)  # e.g. cuda:3 on a machine with one GPU
+    except (RuntimeError, AssertionError) as error:
+        raise refuse(f"not usable here ({_first_line(error)}); use --device cpu") from None
+
+
+def _first_line(error: BaseException) -> str:
+    """An error's first line: torch's messages go on for a page of backends."""
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
 @dataclass
 class Args:
     """Everything a run depends on; saved in its checkpoints."""
@@ -161,13 +239,17 @@ class Args:
             raise ValueError(f"Args.precision {self.precision!r} is not allowed; choose one of {PRECISIONS}")
         if self.advisor not in ADVISORS:
             raise ValueError(f"Args.advisor {self.advisor!r} is not allowed; choose one of {ADVISORS}")
-        for name in ("games", "epochs", "minibatch"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"Args.{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("pool_share", "pool_bot_share"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"Args.{name} must be in [0, 1], got {getattr(self, name)}")
         self.hidden = tuple(int(h) for h in self.hidden)
+        self._check_ranges()
+
+    def _check_ranges(self) -> None:
+        """Every numeric option inside its range (``RANGES``), each hidden layer's size too."""
+        for name in RANGES:
+            if name == "hidden":
+                for i, size in enumerate(self.hidden):
+                    check_range(name, size, f"hidden[{i}]")
+            else:
+                check_range(name, getattr(self, name))
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> Args:

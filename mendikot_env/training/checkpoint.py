@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,9 @@ import torch
 FORMAT = "mendikot-checkpoint"
 VERSION = 1
 REQUIRED_KEYS = ("format", "version", "kind", "rules", "network", "model")
+# What a resume reads besides REQUIRED_KEYS ("agent_rngs" is optional: older runs lack it).
+TRAINING_KEYS = ("optimizer", "numpy_rng", "torch_rng", "torch_global_rng", "counters", "pool", "args")
+COUNTERS = ("iteration", "samples", "hands", "decisions", "seconds")
 
 
 class CheckpointError(ValueError):
@@ -56,6 +60,7 @@ def load_checkpoint(path: str | Path, kind: str | None = None) -> dict[str, Any]
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"no checkpoint at {path}")
+    verify_archive(path)
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:  # torch raises many types for a damaged file
@@ -71,4 +76,36 @@ def load_checkpoint(path: str | Path, kind: str | None = None) -> dict[str, Any]
         raise CheckpointError(f"{path} lacks {missing}; it was not written by mendikot train")
     if kind is not None and payload["kind"] != kind and not (kind == "agent" and payload["kind"] == "training"):
         raise CheckpointError(f"{path} is a {payload['kind']!r} checkpoint, expected {kind!r}")
+    if kind == "training":
+        check_training_payload(payload, path)
     return payload
+
+
+def verify_archive(path: Path) -> None:
+    """Check every member's CRC: ``torch.load`` does not, so flipped bytes inside a tensor
+    would load silently and change weights or optimiser state. Files that are not zip
+    archives are left to ``torch.load``, which says what is wrong with them."""
+    if not zipfile.is_zipfile(path):
+        return
+    try:
+        with zipfile.ZipFile(path) as archive:
+            bad = archive.testzip()
+    except Exception as error:  # zipfile raises several types for damaged headers
+        raise CheckpointError(f"{path} is not a readable mendikot checkpoint (corrupt archive: {error})") from None
+    if bad is not None:
+        raise CheckpointError(f"{path} is corrupt: member {bad!r} fails its CRC check (damaged on disk or in transfer)")
+
+
+def check_training_payload(payload: dict[str, Any], path: Path) -> None:
+    """What a resume needs beyond an agent's keys, so a damaged or hand-edited training
+    checkpoint fails here with its name, not with a KeyError deep in the loop."""
+    missing = [key for key in TRAINING_KEYS if key not in payload]
+    if missing:
+        raise CheckpointError(f"{path} lacks {missing}; it cannot resume a training run")
+    shapes = {"counters": dict, "args": dict, "pool": list, "network": dict, "model": dict}
+    wrong = [key for key, kind in shapes.items() if not isinstance(payload[key], kind)]
+    if wrong:
+        raise CheckpointError(f"{path} has malformed {wrong}; it cannot resume a training run")
+    absent = [key for key in COUNTERS if key not in payload["counters"]]
+    if absent:
+        raise CheckpointError(f"{path} has counters without {absent}; it cannot resume a training run")

@@ -29,7 +29,15 @@ from torch import nn
 from ..cards import NUM_ACTIONS
 from ..observation import ObservationEncoder
 from ..rules import Rules, resolve_rules
-from .args import ADVISORS, CRITICS, NATIVE_BFLOAT16_FLAGS, Args, cpu_has_native_bfloat16, precision_context
+from .args import (
+    ADVISORS,
+    CRITICS,
+    NATIVE_BFLOAT16_FLAGS,
+    Args,
+    check_device,
+    cpu_has_native_bfloat16,
+    precision_context,
+)
 from .checkpoint import CheckpointError, load_checkpoint, save_atomic
 from .evaluate import evaluate_against
 from .metrics import MetricsLog
@@ -187,7 +195,7 @@ def _run_network_args(args: Args, saved: dict[str, Any], out: Path) -> Args:
     kept = replace(args, **network)
     asked = {k: getattr(args, k) for k in network if getattr(args, k) != getattr(kept, k)}
     if asked:
-        warnings.warn(f"resuming {out}: the run keeps its network {saved}; ignoring {asked}", stacklevel=3)
+        warnings.warn(f"resuming {out}: the run keeps its network {saved}; ignoring {asked}", stacklevel=4)
     return kept
 
 
@@ -265,7 +273,9 @@ def train(args: Args, resume: bool = False) -> Path:
     """Run (or resume) a training run; returns the run folder."""
     out = Path(args.out)
     rules = resolve_rules(args.rules)
+    check_device(args.device)
     device = torch.device(args.device)
+    check_eval_opponents(args, rules)
     if args.threads:
         torch.set_num_threads(args.threads)
     if args.precision == "bfloat16" and device.type == "cpu" and cpu_has_native_bfloat16() is False:
@@ -276,10 +286,7 @@ def train(args: Args, resume: bool = False) -> Path:
         )
     encoder = ObservationEncoder(rules)
     if resume:
-        state = load_checkpoint(out / "checkpoint.pt", kind="training")
-        if state["rules"] != rules.to_dict():
-            raise CheckpointError(f"{out / 'checkpoint.pt'} was trained on rules {state['rules']}, not {rules}")
-        args = _run_network_args(args, state["network"], out)
+        state, args = resume_state(out / "checkpoint.pt", rules, args)
     torch.manual_seed(args.seed)  # the network's initial weights
     saved_level = state["network"].get("advisor_level") if resume else None  # the run keeps its advisor
     network = build_network(rules, network_spec(rules, args, saved_level)).to(device)
@@ -289,13 +296,9 @@ def train(args: Args, resume: bool = False) -> Path:
     counters = {"iteration": 0, "samples": 0, "hands": 0, "decisions": 0, "seconds": 0.0}
     snapshots: list[dict[str, torch.Tensor]] = []
     if resume:
-        network.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        rng.bit_generator.state = state["numpy_rng"]
-        generator.set_state(state["torch_rng"])
-        torch.set_rng_state(state["torch_global_rng"])
+        restore(state, out / "checkpoint.pt", network, optimizer, rng, generator)
         counters = dict(state["counters"])
-        snapshots = list(state["pool"])
+        snapshots = newest(list(state["pool"]), args.pool_snapshots)  # a resume may ask for fewer
     from agents import make  # the rule-based bots of the pool and the evaluation
     from agents.neural import make_advisor, with_advice
 
@@ -305,9 +308,8 @@ def train(args: Args, resume: bool = False) -> Path:
     teacher = make(args.teacher, rules, seed=teacher_seed) if args.imitate_iterations else None
     seeded_agents = [agent for agent in (*bots, teacher) if getattr(agent, "rng", None) is not None]
     if resume:
-        for agent, bit_state in zip(seeded_agents, state.get("agent_rngs", []), strict=False):
-            agent.rng.bit_generator.state = bit_state
-    log = MetricsLog(out, resume=resume)
+        restore_agent_rngs(seeded_agents, state.get("agent_rngs", []), out / "checkpoint.pt")
+    log = MetricsLog(out, resume=resume, counters=counters)
     policy = make_policy(network, device, generator, args)
     advisor = make_advisor(network.advisor, rules, network.advisor_level)
     advise = None if advisor is None else lambda obs, masks: with_advice(advisor, obs, masks)
@@ -445,9 +447,7 @@ def train(args: Args, resume: bool = False) -> Path:
         counters["decisions"] += stats.all_decisions
         counters["seconds"] = time.perf_counter() - session_start
         if counters["iteration"] % args.snapshot_every == 0:
-            snapshots = (snapshots + [{k: v.detach().cpu().clone() for k, v in network.playing_state_dict().items()}])[
-                -args.pool_snapshots :
-            ]
+            snapshots = grow_pool(snapshots, network, args.pool_snapshots)
         row = {
             "charts/samples_per_s": stats.decisions / stats.seconds_total,
             "charts/forced_share": stats.forced / max(stats.forced + stats.decisions, 1),
@@ -483,6 +483,95 @@ def train(args: Args, resume: bool = False) -> Path:
     log.close()
     log.plot(out / "learning_curve.png")
     return out
+
+
+def check_eval_opponents(args: Args, rules: Rules) -> None:
+    """Make each evaluation opponent once: the first evaluation may come only after the whole
+    budget, and an unknown name must fail before the training, not after it."""
+    from agents import make
+
+    for name in args.eval_opponents:
+        try:
+            make(name, rules)
+        except ValueError as error:  # it lists the known agents
+            raise ValueError(f"--eval-opponents (Args.eval_opponents): {error}") from None
+
+
+def resume_state(path: Path, rules: Rules, args: Args) -> tuple[dict[str, Any], Args]:
+    """The checkpoint a resume continues, checked, and ``args`` with the run's own network."""
+    state = load_checkpoint(path, kind="training")
+    if state["rules"] != rules.to_dict():
+        raise CheckpointError(f"{path} was trained on rules {state['rules']}, not {rules}")
+    try:
+        return state, _run_network_args(args, state["network"], path.parent)
+    except (KeyError, TypeError, ValueError) as error:
+        raise CheckpointError(f"{path} has an unusable network spec {state['network']}: {error}") from None
+
+
+def restore(
+    state: dict[str, Any],
+    path: Path,
+    network: Network,
+    optimizer: torch.optim.Optimizer,
+    rng: np.random.Generator,
+    generator: torch.Generator,
+) -> None:
+    """Load a checkpoint's weights, pool, optimiser and generators into a fresh run. What does
+    not fit (weights of another size, a damaged state) is a CheckpointError naming the file,
+    not a RuntimeError half way through; the global generator is set last, as it always was."""
+    try:
+        network.load_state_dict(state["model"])
+        check_pool(state["pool"], network)
+        optimizer.load_state_dict(state["optimizer"])
+        rng.bit_generator.state = state["numpy_rng"]
+        generator.set_state(state["torch_rng"])
+        torch.set_rng_state(state["torch_global_rng"])
+    except (AttributeError, KeyError, TypeError, ValueError, RuntimeError) as error:
+        raise CheckpointError(f"{path} cannot resume this run: {one_line(error)}") from None
+
+
+def check_pool(pool: list[dict[str, torch.Tensor]], network: Network) -> None:
+    """Each snapshot must fit the network that plays (without building one: that would draw
+    from torch's global generator)."""
+    shapes = {k: v.shape for k, v in network.playing_state_dict().items()}
+    for i, snapshot in enumerate(pool):
+        if {k: v.shape for k, v in playing_weights(snapshot).items()} != shapes:
+            raise ValueError(f"pool snapshot {i} does not fit the run's network {network_shape(network)}")
+
+
+def network_shape(network: Network) -> str:
+    """The torso's layer sizes, for messages."""
+    return str([layer.out_features for layer in network.torso if isinstance(layer, nn.Linear)])
+
+
+def restore_agent_rngs(seeded_agents: list[Any], states: list[Any], path: Path) -> None:
+    """The generators of the pool's and the teacher's bots, as the checkpoint left them."""
+    try:
+        for agent, bit_state in zip(seeded_agents, states, strict=False):
+            agent.rng.bit_generator.state = bit_state
+    except (KeyError, TypeError, ValueError) as error:
+        raise CheckpointError(f"{path} cannot resume this run: bad agent_rngs ({one_line(error)})") from None
+
+
+def one_line(error: BaseException, limit: int = 400) -> str:
+    """An error message on one line, cut to ``limit`` characters (torch's size mismatches
+    list every layer on a line of its own)."""
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def newest(snapshots: list[Any], keep: int) -> list[Any]:
+    """The last ``keep`` snapshots; none for 0 (``snapshots[-0:]`` would keep them all)."""
+    return snapshots[max(len(snapshots) - keep, 0) :]
+
+
+def grow_pool(snapshots: list[dict[str, torch.Tensor]], network: Network, keep: int) -> list[dict[str, torch.Tensor]]:
+    """The pool with a frozen copy of the learner added, the oldest dropped beyond ``keep``
+    (with 0 no copy is made: the pool is the bots alone)."""
+    if keep == 0:
+        return []
+    frozen = {k: v.detach().cpu().clone() for k, v in network.playing_state_dict().items()}
+    return newest([*snapshots, frozen], keep)
 
 
 def learning_rate(args: Args, counters: dict[str, Any]) -> float:

@@ -4,25 +4,34 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 
 class MetricsLog:
     """Writes ``metrics.jsonl`` (every key, any row) and ``metrics.csv`` (fixed columns), plus
-    TensorBoard events under ``tb/`` when tensorboard is installed."""
+    TensorBoard events under ``tb/`` when tensorboard is installed.
 
-    def __init__(self, out: Path, resume: bool = False) -> None:
+    A resumed run (``counters``: the checkpoint's) first drops the rows a crash left beyond
+    the checkpoint, and a torn last line, so the log is the resumed run's and nothing twice."""
+
+    def __init__(self, out: Path, resume: bool = False, counters: dict[str, Any] | None = None) -> None:
         self.out = Path(out)
         self.out.mkdir(parents=True, exist_ok=True)
         self.jsonl = self.out / "metrics.jsonl"
         if not resume:
             self.jsonl.write_text("")
+        elif counters is not None:
+            keep_rows_until(self.jsonl, int(counters["iteration"]))
+        # TensorBoard steps are samples: events past the checkpoint's are hidden as orphans.
+        purge_step = int(counters["samples"]) + 1 if resume and counters is not None else None
         try:
             from torch.utils.tensorboard import SummaryWriter
 
-            self.writer = SummaryWriter(str(self.out / "tb"))
+            self.writer = SummaryWriter(str(self.out / "tb"), purge_step=purge_step)
         except ImportError:  # tensorboard is optional
             self.writer = None
 
@@ -38,7 +47,7 @@ class MetricsLog:
 
     def rows(self) -> list[dict[str, Any]]:
         """Every recorded row."""
-        return [json.loads(line) for line in self.jsonl.read_text().splitlines() if line.strip()]
+        return read_rows(self.jsonl)
 
     def close(self) -> None:
         """Write metrics.csv from all rows and close TensorBoard."""
@@ -83,6 +92,59 @@ class MetricsLog:
     def progress_bar(self, total_seconds: float, done_seconds: float, enabled: bool) -> _Bar:
         """A time-based progress bar with samples/s (tqdm, on stderr)."""
         return _Bar(total_seconds, done_seconds, enabled)
+
+
+def read_rows(path: Path, torn_end_ok: bool = False) -> list[dict[str, Any]]:
+    """The rows of a metrics.jsonl; a line that is not a JSON object is a ValueError naming
+    the file and line, except (``torn_end_ok``) a last line cut short by a crash, dropped."""
+    return [row for _, row in _parse_lines(Path(path), torn_end_ok)]
+
+
+def keep_rows_until(path: Path, iteration: int) -> None:
+    """Rewrite ``path`` atomically with only its rows up to ``iteration`` (what a resume from
+    that checkpoint redoes would otherwise be logged twice); a torn last line goes too."""
+    path = Path(path)
+    if not path.exists():
+        return
+    lines = _parse_lines(path, torn_end_ok=True)
+    kept = "".join(line + "\n" for line, row in lines if row.get("iteration", 0) <= iteration)
+    if kept != path.read_text():
+        _write_atomic(path, kept)
+
+
+def _parse_lines(path: Path, torn_end_ok: bool) -> list[tuple[str, dict[str, Any]]]:
+    """(line, row) for each non-blank line of a metrics.jsonl."""
+    lines = path.read_text().splitlines() if path.exists() else []
+    parsed = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            if torn_end_ok and number == len(lines):
+                break
+            raise ValueError(f"{path} line {number} is not a metrics row ({error}); repair or delete it") from None
+        if not isinstance(row, dict):
+            raise ValueError(f"{path} line {number} is not a metrics row (not a JSON object); repair or delete it")
+        parsed.append((line, row))
+    return parsed
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path``, flush it to disk, rename it over
+    ``path``: a crash leaves the old file or the new one, never half of one."""
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 class _Bar:
