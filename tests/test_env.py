@@ -224,6 +224,7 @@ def test_reward_modes(deal: str, fields: dict, options: dict, winner: int, win_r
         ("win", "tiered", win_reward),
         ("points", "tiered", points),
         ("points", "points_per_hand", 1),
+        ("points", "fixed_deals", 1),  # fixed_deals counts hands won: no tier
     ]:
         env = mendikot_env.env(reward=reward, scoring=scoring, **fields)
         env.reset(seed=0, options={"deal": hands, **options})

@@ -304,6 +304,7 @@ def test_band_ask_reveals_and_the_asker_must_trump() -> None:
     state = band_state()
     act(state, "AS ASK")
     assert int(state.trump[0]) == H and int(state.face_down[0]) == core.NO_CARD
+    assert int(state.reveal_trick[0]) == 0 and int(state.revealed_by[0]) == 1 and state.asked[0]
     assert int(state.hands[0, 0]) >> card("2H") & 1  # back in the hider's hand at once
     assert int(state.current[0]) == 1  # asking does not end the turn
     assert legal(state) == [card("AH")]  # the asker must play a trump (their only heart)
@@ -417,6 +418,7 @@ def test_band_last_card_is_turned_up_and_counts_as_a_trump(reveal: str, recorder
         # Seat 0 must play and has only the face-down card: turned up, no asking.
         assert int(state.current[0]) == 0
         assert int(state.trump[0]) == D and int(state.face_down[0]) == core.NO_CARD
+        assert int(state.reveal_trick[0]) == 12 and int(state.revealed_by[0]) == 0 and not state.asked[0]
         assert legal(state) == [card("AD")]
         act(state, "AD KC KH")
         expected = {
@@ -435,6 +437,7 @@ def test_band_last_card_is_turned_up_and_counts_as_a_trump(reveal: str, recorder
         # seat 3's AS wins the last trick (2S led, no trump left to play).
         act(state, "3D 2D")
         assert int(state.trump[0]) == D and int(state.face_down[0]) == core.NO_CARD
+        assert int(state.reveal_trick[0]) == 0 and int(state.revealed_by[0]) == 2 and not state.asked[0]
         assert int(state.current[0]) == 2 and ASK not in legal(state)
         play_lowest(state)
         expected = {
