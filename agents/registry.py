@@ -56,7 +56,10 @@ def make(name: str, rules: Rules | str | None = None, seed: int | None = None) -
         agent = _load_network(_shipped_agent_for(rules), rules, seed)
         agent.name = "trained"
         return agent
-    raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(AGENT_NAMES)} (or a checkpoint path)")
+    raise ValueError(
+        f"unknown agent {name!r}; known agents: {', '.join(AGENT_NAMES)}"
+        " (agents.load and --a also take a run folder or checkpoint path)"
+    )
 
 
 def load(spec: str | Path, rules: Rules | str | None = None, seed: int | None = None) -> Agent:

@@ -21,7 +21,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "arena",
         help="compare two agents on duplicate deals (each deal played twice, seats swapped)",
         description="Every deal is played twice with the same cards and dealer: agent A on the even seats, "
-        "then on the odd seats. The win rate of A has a 95%% confidence interval computed on per-deal-pair scores.",
+        "then on the odd seats. The win rate of A has a 95% confidence interval computed on per-deal-pair scores.",
     )
     parser.add_argument(
         "--a",
