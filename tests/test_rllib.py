@@ -275,3 +275,14 @@ def test_train_rllib_refuses_bad_options_before_ray_starts(
     error = capsys.readouterr().err
     assert error.startswith("mendikot train-rllib: error: ") and error.count("\n") == 1
     assert re.search(message, error), error
+
+
+def test_rllib_args_check_their_ranges_in_python_too() -> None:
+    """integrations.rllib.train(Args(...)) from Python gets the command's checks."""
+    with pytest.raises(ValueError, match=r"--gamma \(Args.gamma\) must be in \[0, 1\], got 3"):
+        Args(gamma=3)
+    with pytest.raises(ValueError, match="--minibatch-size 200 must be at most --train-batch-size 100"):
+        Args(train_batch_size=100, minibatch_size=200)
+    with pytest.raises(ValueError, match="--eval-opponent: unknown agent 'bogus'"):
+        Args(eval_opponent="bogus").check_eval_opponent()
+    Args(eval_opponent="bogus", eval_deals=0).check_eval_opponent()  # no evaluation, no opponent needed

@@ -13,7 +13,6 @@ from dataclasses import fields
 from typing import Any
 
 from .. import integrations  # noqa: F401 (registers the ".rllib" loader, so every command plays exports)
-from ..training.args import INF  # the training's option ranges; no torch import
 from .common import add_rules_arguments, field_docs, rules_from_args
 
 # Args fields set by their own options (the rules come from --rules and the rule-field flags).
@@ -57,8 +56,8 @@ def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     given = {f.name: getattr(args, f.name) for f in fields(Args) if getattr(args, f.name, None) is not None}
     given = {k: tuple(v) if isinstance(v, list) else v for k, v in given.items() if k not in _OWN_OPTIONS}
-    options = Args(rules=args.rules, rule_fields=_overrides(rules, args.rules), **given)
-    check_options(options, rules)
+    options = Args(rules=args.rules, rule_fields=_overrides(rules, args.rules), **given)  # checks the options
+    options.check_eval_opponent()
     from ..integrations.rllib import train  # imports ray: only once the options are known good
 
     out = train(options)
@@ -68,47 +67,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"  RLlib checkpoint: {out / 'checkpoint'}")
     print(f"  last iteration: {json.dumps(final)}")
     return 0
-
-
-# Ranges of the numeric options the RLlib Args leave unchecked, as (low, high, low_included):
-# RLlib itself fails late (after Ray has started and the algorithm is built) or not at all.
-_RANGES: dict[str, tuple[float, float, bool]] = {
-    "train_batch_size": (1, INF, True),
-    "minibatch_size": (1, INF, True),
-    "epochs": (1, INF, True),
-    "eval_deals": (0, INF, True),
-    "min_episodes": (1, INF, True),
-    "seed": (0, INF, True),
-    "hidden": (1, INF, True),  # each layer's size
-    "gpus_per_learner": (0.0, INF, True),
-    "learning_rate": (0.0, INF, False),
-    "entropy_coef": (0.0, INF, True),
-    "gamma": (0.0, 1.0, True),
-    "gae_lambda": (0.0, 1.0, True),
-    "win_rate_threshold": (0.0, 1.0, True),
-}
-
-
-def check_options(options: Any, rules: Any) -> None:
-    """Refuse bad sizes and an unknown --eval-opponent before Ray starts: every check here
-    is cheap, while a failure in ``train`` costs the Ray start and the algorithm build."""
-    from ..training.args import check_range
-
-    for name in _RANGES:
-        values = enumerate(options.hidden) if name == "hidden" else [(None, getattr(options, name))]
-        for i, value in values:
-            check_range(name, value, None if i is None else f"{name}[{i}]", _RANGES)
-    if options.minibatch_size > options.train_batch_size:
-        raise ValueError(
-            f"--minibatch-size {options.minibatch_size} must be at most --train-batch-size {options.train_batch_size}"
-        )
-    if options.eval_deals:
-        from agents import make
-
-        try:
-            make(options.eval_opponent, rules)
-        except ValueError as error:  # it lists the known agents
-            raise ValueError(f"--eval-opponent: {error}") from None
 
 
 def _overrides(rules: Any, preset: str) -> dict[str, Any]:

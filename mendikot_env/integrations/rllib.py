@@ -329,6 +329,7 @@ def train(args: Args, log: Any = print, config: PPOConfig | None = None) -> Path
     iteration), ``checkpoint/`` (RLlib's, for ``Algorithm.from_checkpoint``) and
     ``agent.rllib`` (the learner's actor, for ``agents.load``).
     """
+    args.check_eval_opponent()
     import ray
 
     from agents import make

@@ -9,6 +9,25 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mendikot_env.rules import Rules, resolve_rules
+from mendikot_env.training.args import INF, check_range  # no torch import
+
+# Ranges of the numeric options, as (low, high, low_included): RLlib itself fails late (after
+# Ray has started and the algorithm is built) or not at all.
+RANGES: dict[str, tuple[float, float, bool]] = {
+    "train_batch_size": (1, INF, True),
+    "minibatch_size": (1, INF, True),
+    "epochs": (1, INF, True),
+    "eval_deals": (0, INF, True),
+    "min_episodes": (1, INF, True),
+    "seed": (0, INF, True),
+    "hidden": (1, INF, True),  # each layer's size
+    "gpus_per_learner": (0.0, INF, True),
+    "learning_rate": (0.0, INF, False),
+    "entropy_coef": (0.0, INF, True),
+    "gamma": (0.0, 1.0, True),
+    "gae_lambda": (0.0, 1.0, True),
+    "win_rate_threshold": (0.0, 1.0, True),
+}
 
 
 @dataclass
@@ -79,7 +98,27 @@ class Args:
             if getattr(self, name) < least:
                 raise ValueError(f"{name} must be at least {least}, got {getattr(self, name)}")
         self.hidden = tuple(int(h) for h in self.hidden)
+        for name in RANGES:
+            values = enumerate(self.hidden) if name == "hidden" else [(None, getattr(self, name))]
+            for i, value in values:
+                check_range(name, value, None if i is None else f"{name}[{i}]", RANGES)
+        if self.minibatch_size > self.train_batch_size:
+            raise ValueError(
+                f"--minibatch-size {self.minibatch_size} must be at most --train-batch-size {self.train_batch_size}"
+            )
         self.resolved_rules()  # unknown presets and fields fail here, before ray starts
+
+    def check_eval_opponent(self) -> None:
+        """An unknown --eval-opponent fails before Ray starts, not after the first iterations.
+        Not in ``__post_init__``: making the agent may load a network (torch)."""
+        if not self.eval_deals:
+            return
+        from agents import make
+
+        try:
+            make(self.eval_opponent, self.resolved_rules())
+        except ValueError as error:  # it lists the known agents
+            raise ValueError(f"--eval-opponent: {error}") from None
 
     def resolved_rules(self) -> Rules:
         return resolve_rules(self.rules, **self.rule_fields)
