@@ -26,7 +26,7 @@ RANGES: dict[str, tuple[float, float, bool]] = {
     "entropy_coef": (0.0, INF, True),
     "gamma": (0.0, 1.0, True),
     "gae_lambda": (0.0, 1.0, True),
-    "win_rate_threshold": (0.0, 1.0, True),
+    "win_rate_threshold": (-1.0, 1.0, True),  # below 0: every check adds a snapshot
 }
 
 
