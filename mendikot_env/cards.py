@@ -9,6 +9,7 @@ batched core so that "does this hand hold a spade" is one AND.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 
 import numpy as np
@@ -106,16 +107,17 @@ def check_card(card: object) -> int:
 
 
 def action_index(action: object) -> int | None:
-    """``action`` as an int if it is an integer (Python or numpy, or a one-element integer
-    array), else None. Floats and bools are not actions: ``int(18.7)`` would quietly play
-    card 18, and Gymnasium's ``Discrete`` refuses them too."""
-    if isinstance(action, bool | np.bool_):
+    """``action`` as an int if it is an integer (Python, numpy, a one-element integer array
+    or torch tensor), else None. Floats and bools are not actions: ``int(18.7)`` would
+    quietly play card 18, and Gymnasium's ``Discrete`` refuses them too."""
+    if isinstance(action, bool | np.bool_) or "bool" in str(getattr(action, "dtype", "")):  # torch.bool too
         return None
-    if isinstance(action, int | np.integer):
-        return int(action)
-    if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
-        return int(action.reshape(-1)[0])
-    return None
+    if isinstance(action, np.ndarray):
+        return int(action.reshape(-1)[0]) if action.size == 1 and action.dtype.kind in "iu" else None
+    try:  # Python and numpy integers, one-element integer tensors; floats raise TypeError
+        return operator.index(action)
+    except TypeError:
+        return None
 
 
 def cards_to_set(cards: Iterable[int]) -> int:

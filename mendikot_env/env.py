@@ -126,8 +126,9 @@ An illegal action: the wrapped env (`env()`) ends the episode with -1 to the off
 0 to everyone else (PettingZoo's TerminateIllegalWrapper: every agent is terminated and
 truncated, the infos are emptied, no hand result is made and `env.unwrapped.result` stays
 None, every mask is all zeros); the raw env (`raw_env()`) raises a ValueError naming the
-action and the legal ones. Actions are integers (Python or numpy); a float or a bool is
-refused like an illegal card.
+action and the legal ones. Actions are integers (Python, numpy, or a one-element integer
+array or torch tensor); the raw env refuses a float or a bool with that ValueError, and the
+wrapped env's AssertOutOfBoundsWrapper stops a float.
 
 ## Reset options
 
@@ -316,7 +317,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         """(53,) int8 legal actions of ``agent`` (default: the agent to act); zeros if not to act."""
         agent = self.agent_selection if agent is None else agent
         # terminations: TerminateIllegalWrapper ends the episode without the core's knowing.
-        if self.agent_name_mapping[agent] != self._current or self.terminations[agent]:
+        if self.agent_name_mapping[agent] != self._current or self.terminations.get(agent, True):
             return np.zeros(NUM_ACTIONS, dtype=np.int8)
         return self._mask.copy()
 

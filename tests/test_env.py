@@ -471,7 +471,9 @@ def test_env_takes_rules_in_every_form() -> None:
 # =========================================================================== illegal actions
 
 
-@pytest.mark.parametrize("bad", ["not-held", 53, -1, 1.5, None, "7", True, 1.0, np.float32(2.0), np.array([3.0])])
+@pytest.mark.parametrize(
+    "bad", ["not-held", 53, -1, 1.5, None, "7", True, 1.0, np.float32(2.0), np.array([3.0]), np.array(True)]
+)
 def test_raw_env_illegal_action_raises_naming_action_and_legal_ones(bad: object) -> None:
     env = mendikot_env.raw_env()
     env.reset(seed=0)
@@ -488,13 +490,15 @@ def test_raw_env_illegal_action_raises_naming_action_and_legal_ones(bad: object)
 
 
 def test_raw_env_takes_numpy_integer_actions() -> None:
+    import torch  # a hand-written torch loop steps with argmax() tensors
+
     env = mendikot_env.raw_env()
     env.reset(seed=0)
-    for as_numpy in (np.int64, np.int32, np.array, lambda a: np.array([a], dtype=np.uint8)):
+    as_integers = (np.int64, np.int32, np.array, lambda a: np.array([a], dtype=np.uint8), torch.tensor)
+    for as_integer in (*as_integers, lambda a: torch.tensor([a], dtype=torch.int32)):
         agent = env.agent_selection
         action = int(np.flatnonzero(env.observe(agent)["action_mask"])[0])
-        env.step(as_numpy(action))
-        assert env.agent_selection != agent
+        env.step(as_integer(action))
         seat = env.agent_name_mapping[agent]
         assert int(env.unwrapped.game.played[0, seat]) >> action & 1  # that card was played
 
@@ -537,6 +541,10 @@ def test_after_an_illegal_action_every_mask_is_zero_and_there_is_no_result() -> 
         assert not env.observe(agent)["action_mask"].any(), agent
         assert env.infos[agent] == {}
     assert env.unwrapped.result is None
+    for _ in env.agent_iter():  # step the dead agents out; observing afterwards still works
+        env.step(None)
+    assert env.agents == []
+    assert not any(env.observe(agent)["action_mask"].any() for agent in env.possible_agents)
 
 
 # =========================================================================== ask through the env

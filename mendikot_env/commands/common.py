@@ -22,7 +22,7 @@ def _bounded(kind: type, low: float, what: str) -> Callable[[str], Any]:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
-        if value < low:
+        if not value >= low:  # NaN too
             raise argparse.ArgumentTypeError(f"must be {what}, got {text}")
         return value
 

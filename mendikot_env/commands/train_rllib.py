@@ -52,6 +52,7 @@ def _missing_ray(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from ..integrations.rllib_args import Args
+    from ..training.metrics import read_rows
 
     rules = rules_from_args(args)
     given = {f.name: getattr(args, f.name) for f in fields(Args) if getattr(args, f.name, None) is not None}
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     from ..integrations.rllib import train  # imports ray: only once the options are known good
 
     out = train(options)
-    final = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines() if line.strip()][-1]
+    final = read_rows(out / "metrics.jsonl")[-1]
     print(f"run folder: {out}")
     print(f"  agent: {out / 'agent.rllib'}  (e.g. mendikot arena --a {out / 'agent.rllib'} --b medium)")
     print(f"  RLlib checkpoint: {out / 'checkpoint'}")

@@ -9,11 +9,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mendikot_env.rules import Rules, resolve_rules
-from mendikot_env.training.args import INF, check_range  # no torch import
+from mendikot_env.training.args import INF, check_ranges  # no torch import
 
 # Ranges of the numeric options, as (low, high, low_included): RLlib itself fails late (after
 # Ray has started and the algorithm is built) or not at all.
 RANGES: dict[str, tuple[float, float, bool]] = {
+    "iterations": (1, INF, True),
+    "league_size": (1, INF, True),
+    "env_runners": (0, INF, True),
+    "envs_per_runner": (1, INF, True),
+    "learners": (0, INF, True),
+    "checkpoint_every": (1, INF, True),
     "train_batch_size": (1, INF, True),
     "minibatch_size": (1, INF, True),
     "epochs": (1, INF, True),
@@ -86,22 +92,8 @@ class Args:
     def __post_init__(self) -> None:
         if self.activation not in ("tanh", "relu"):
             raise ValueError(f"activation {self.activation!r} is not allowed; choose 'tanh' or 'relu'")
-        least_values = {
-            "iterations": 1,
-            "league_size": 1,
-            "env_runners": 0,
-            "envs_per_runner": 1,
-            "learners": 0,
-            "checkpoint_every": 1,
-        }
-        for name, least in least_values.items():
-            if getattr(self, name) < least:
-                raise ValueError(f"{name} must be at least {least}, got {getattr(self, name)}")
         self.hidden = tuple(int(h) for h in self.hidden)
-        for name in RANGES:
-            values = enumerate(self.hidden) if name == "hidden" else [(None, getattr(self, name))]
-            for i, value in values:
-                check_range(name, value, None if i is None else f"{name}[{i}]", RANGES)
+        check_ranges(self, RANGES)
         if self.minibatch_size > self.train_batch_size:
             raise ValueError(
                 f"--minibatch-size {self.minibatch_size} must be at most --train-batch-size {self.train_batch_size}"

@@ -92,6 +92,17 @@ def check_range(field: str, value: Any, shown: str | None = None, ranges: dict |
     raise ValueError(f"{flag} (Args.{shown or field}) must be {allowed}, got {value!r}")
 
 
+def check_ranges(settings: Any, ranges: dict[str, tuple[float, float, bool]]) -> None:
+    """Every field of ``settings`` named in ``ranges`` inside its range; ``hidden`` (a tuple
+    of layer sizes) layer by layer. Shared by the trainer's and the RLlib settings."""
+    for name in ranges:
+        if name == "hidden":
+            for i, size in enumerate(settings.hidden):
+                check_range(name, size, f"hidden[{i}]", ranges)
+        else:
+            check_range(name, getattr(settings, name), ranges=ranges)
+
+
 def check_device(device: str) -> None:
     """A ValueError naming ``device`` when torch cannot use it here: torch itself raises a
     RuntimeError or an AssertionError only once the network moves there. Imports torch, so
@@ -244,12 +255,7 @@ class Args:
 
     def _check_ranges(self) -> None:
         """Every numeric option inside its range (``RANGES``), each hidden layer's size too."""
-        for name in RANGES:
-            if name == "hidden":
-                for i, size in enumerate(self.hidden):
-                    check_range(name, size, f"hidden[{i}]")
-            else:
-                check_range(name, getattr(self, name))
+        check_ranges(self, RANGES)
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> Args:
