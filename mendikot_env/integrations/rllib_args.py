@@ -10,10 +10,14 @@ from typing import Any
 
 from mendikot_env.rules import Rules, resolve_rules
 from mendikot_env.training.args import INF, check_ranges  # no torch import
+from mendikot_env.training.args import RANGES as TRAINER_RANGES
 
 # Ranges of the numeric options, as (low, high, low_included): RLlib itself fails late (after
-# Ray has started and the algorithm is built) or not at all.
+# Ray has started and the algorithm is built) or not at all. The PPO settings both trainers
+# share take the self-play trainer's ranges.
+SHARED_WITH_TRAINER = ("epochs", "seed", "hidden", "learning_rate", "entropy_coef", "gamma", "gae_lambda")
 RANGES: dict[str, tuple[float, float, bool]] = {
+    **{name: TRAINER_RANGES[name] for name in SHARED_WITH_TRAINER},
     "iterations": (1, INF, True),
     "league_size": (1, INF, True),
     "env_runners": (0, INF, True),
@@ -22,16 +26,9 @@ RANGES: dict[str, tuple[float, float, bool]] = {
     "checkpoint_every": (1, INF, True),
     "train_batch_size": (1, INF, True),
     "minibatch_size": (1, INF, True),
-    "epochs": (1, INF, True),
     "eval_deals": (0, INF, True),
     "min_episodes": (1, INF, True),
-    "seed": (0, INF, True),
-    "hidden": (1, INF, True),  # each layer's size
     "gpus_per_learner": (0.0, INF, True),
-    "learning_rate": (0.0, INF, False),
-    "entropy_coef": (0.0, INF, True),
-    "gamma": (0.0, 1.0, True),
-    "gae_lambda": (0.0, 1.0, True),
     "win_rate_threshold": (-1.0, 1.0, True),  # below 0: every check adds a snapshot
 }
 

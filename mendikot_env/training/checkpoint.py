@@ -8,13 +8,13 @@ process killed mid-write leaves the previous checkpoint intact.
 
 from __future__ import annotations
 
-import os
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import torch
+
+from .atomic import write_atomic
 
 FORMAT = "mendikot-checkpoint"
 VERSION = 1
@@ -33,17 +33,7 @@ def save_atomic(payload: dict[str, Any], path: str | Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = {"format": FORMAT, "version": VERSION, **payload}
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as file:
-            torch.save(payload, file)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temporary, 0o644)  # mkstemp makes it private; a checkpoint is an ordinary file
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomic(path, lambda file: torch.save(payload, file))
     return path
 
 

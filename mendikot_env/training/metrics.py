@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from .atomic import write_atomic
 
 
 class MetricsLog:
@@ -109,7 +109,7 @@ def keep_rows_until(path: Path, iteration: int) -> None:
     lines = _parse_lines(path, torn_end_ok=True)
     kept = "".join(line + "\n" for line, row in lines if row.get("iteration", 0) <= iteration)
     if kept != path.read_text():
-        _write_atomic(path, kept)
+        write_atomic(path, lambda file: file.write(kept.encode()))
 
 
 def _parse_lines(path: Path, torn_end_ok: bool) -> list[tuple[str, dict[str, Any]]]:
@@ -129,22 +129,6 @@ def _parse_lines(path: Path, torn_end_ok: bool) -> list[tuple[str, dict[str, Any
             raise ValueError(f"{path} line {number} is not a metrics row (not a JSON object); repair or delete it")
         parsed.append((line, row))
     return parsed
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, flush it to disk, rename it over
-    ``path``: a crash leaves the old file or the new one, never half of one."""
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 class _Bar:
