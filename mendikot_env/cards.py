@@ -179,9 +179,7 @@ def up_to_highest(sets: np.ndarray) -> np.ndarray:
     """
     below = np.array(sets, dtype=np.uint64)
     if below.size <= 4:  # a few sets (the AEC env's one game): Python ints beat numpy's per-call cost
-        values = below.reshape(-1).tolist()
-        for shift, keep in _DOWN_IN_SUIT:
-            values = [v | (v >> int(shift)) & int(keep) for v in values]
+        values = [up_to_highest_int(v) for v in below.reshape(-1).tolist()]
         return np.array(values, dtype=np.uint64).reshape(below.shape)
     step = np.empty_like(below)
     for shift, keep in _DOWN_IN_SUIT:
@@ -189,6 +187,16 @@ def up_to_highest(sets: np.ndarray) -> np.ndarray:
         step &= keep
         below |= step
     return below
+
+
+_DOWN_IN_SUIT_INTS = [(int(shift), int(keep)) for shift, keep in _DOWN_IN_SUIT]
+
+
+def up_to_highest_int(cards: int) -> int:
+    """:func:`up_to_highest` of one set as a Python int (the one-game encoder's path)."""
+    for shift, keep in _DOWN_IN_SUIT_INTS:
+        cards |= (cards >> shift) & keep
+    return cards
 
 
 def pack_sets(flags: np.ndarray) -> np.ndarray:

@@ -587,6 +587,28 @@ def trick_outlook(state: State, legal: np.ndarray | None = None) -> tuple[np.nda
     return winning, np.where(empty, legal, legal & takers)
 
 
+def trick_outlook_one(state: State, legal: int) -> tuple[int, int]:
+    """:func:`trick_outlook` of game 0 as Python ints, from the same tables.
+
+    The one-game path of the AEC env's encoder: at B = 1 numpy's per-call cost dominates,
+    and this reads the few numbers it needs once. ``legal`` is ``int(legal_bits(state)[0])``.
+    The tests check it against :func:`trick_outlook` on every variant.
+    """
+    legal &= ~int(ASK_BIT)
+    if int(state.trick_size[0]) == 0:
+        return NO_SEAT, legal
+    led, trump = int(state.led_suit[0]), int(state.trump[0])
+    trumps = int(state.trick_trumps[0])
+    block = _trick_kind(led, trump) * 106 + 1
+    best_key = -1 << 10
+    for seat, card in enumerate(state.trick_cards[0].tolist()):
+        strength = _STRENGTH_LIST[block + card + 53 * (card >= 0 and trumps >> card & 1)]
+        best_key = max(best_key, strength * 8 + 7 - seat)
+    best = best_key >> 3
+    takers = _TAKERS_LISTS[int(state.rules.trump == "cut")][_trick_kind(led, trump) * 53 + best + 1]
+    return 7 - (best_key & 7), legal & takers
+
+
 def if_played(cards: np.ndarray, led: np.ndarray, trump: np.ndarray, cut: bool) -> tuple[np.ndarray, np.ndarray]:
     """What-if: the strength each card would have if played to the trick now, and the trump after.
 
@@ -673,6 +695,11 @@ _TAKERS = np.stack(
         for cut in (False, True)
     ]
 )
+
+
+# Python-int copies of the trick tables for trick_outlook_one.
+_STRENGTH_LIST: list[int] = _STRENGTH_TABLE.tolist()
+_TAKERS_LISTS: list[list[int]] = _TAKERS.tolist()
 
 
 def _start_turns(state: State, games: np.ndarray) -> None:

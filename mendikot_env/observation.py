@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cards import NUM_CARDS, TENS_MASK, popcount, union, unpack_sets, up_to_highest
+from .cards import NUM_CARDS, TENS_MASK, popcount, union, unpack_sets, up_to_highest, up_to_highest_int
 from .core import (
     CARD_SETS,
     NO_SEAT,
@@ -27,11 +27,15 @@ from .core import (
     PLAY,
     State,
     _rows,
+    legal_bits,
     pack_cards,
     team_counts,
     trick_outlook,
+    trick_outlook_one,
 )
 from .rules import Rules
+
+_WORD = (1 << 64) - 1  # one uint64 word of a Python int
 
 
 @dataclass(frozen=True)
@@ -156,6 +160,14 @@ class ObservationEncoder:
         self._hot: np.ndarray | None = None
         self._hot_base: np.ndarray | None = None
         self._pack = np.uint64(sum(1 << int(c) for c in pack_cards(rules)))
+        # The one-game path (_encode_one) works on Python ints and lists.
+        self._pack_int, self._tens_int = int(self._pack), int(TENS_MASK)
+        self._small_hot_starts = (self._hot_starts - self._voids.stop).tolist()
+        self._small_shifts = list(range(0, self.size - self._voids.stop, 64))
+        o = self._offsets
+        self._scalar_index = np.array(
+            [o["trick_tens"][0], o["asked"][0], *range(*o["tricks"]), o["middle"][0], o["middle"][0] + 1]
+        )
 
     @property
     def size(self) -> int:
@@ -174,22 +186,39 @@ class ObservationEncoder:
 
         Args:
             state: the batch of games.
-            seats: (B,) observing seat per game (absolute seat numbers).
+            seats: (B,) observing seat per game (absolute seat numbers). NO_SEAT (-1), which
+                ``state.current`` holds for a finished game, reads as seat 0, so
+                ``encode(state, state.current)`` works on a batch with finished games.
             match_score: optional (B, 2) match points per absolute team.
-            out: optional (B, D) float32 array to write into (saves an allocation).
+            out: optional (B, D) float32 array to write into (saves an allocation); its rows
+                must be contiguous (a column slice of a wider array is fine).
             legal: optional ``core.legal_bits(state)`` if the caller has it already.
         """
         rules = self.rules
         n, B = rules.n_players, state.batch_size
         seats = np.asarray(seats, dtype=np.int64).reshape(B)
+        if out is None:
+            out = np.empty((B, self.size), dtype=np.float32)
+        elif out.shape != (B, self.size) or out.dtype != np.float32 or out.strides[-1] != out.itemsize:
+            raise ValueError(
+                f"out must be a ({B}, {self.size}) float32 array with contiguous rows, got {out.shape} {out.dtype}"
+                f" with strides {out.strides}"
+            )
+        if B == 1:
+            seat = int(seats[0])
+            if not NO_SEAT <= seat < n:
+                raise ValueError(f"seats must be 0..{n - 1} (or {NO_SEAT} for a finished game), got {seat}")
+            return self._encode_one(state, max(seat, 0), match_score, out, legal)
+        lowest = seats.min()
+        if lowest < NO_SEAT or seats.max() >= n:
+            bad = sorted(set(seats[(seats < NO_SEAT) | (seats >= n)].tolist()))
+            raise ValueError(f"seats must be 0..{n - 1} (or {NO_SEAT} for a finished game), got {bad}")
+        if lowest < 0:
+            seats = np.maximum(seats, 0)
         rows = _rows(B)
         # take() gathers table rows several times faster than fancy indexing does.
         rel_seats = self._seats_from.take(seats, axis=0)  # (B, n): absolute seat of relative seat k
         flat = rows[:, None] * n + rel_seats  # (B, n): index into flattened (B * n) per-seat arrays
-        if out is None:
-            out = np.empty((B, self.size), dtype=np.float32)
-        elif out.shape != (B, self.size) or out.dtype != np.float32:
-            raise ValueError(f"out must be a ({B}, {self.size}) float32 array, got {out.shape} {out.dtype}")
 
         # Card planes: gather the card sets, then unpack all of them in one call.
         n_planes = self._n_planes
@@ -211,10 +240,7 @@ class ObservationEncoder:
         planes[:, n_planes] = seat_voids[:, 0]
         for k in range(1, n):
             planes[:, n_planes] |= seat_voids[:, k] << np.uint64(4 * k)
-        bits = unpack_sets(planes, 64)  # (B, n_planes + 1, 64), one flat unpack
-        out[:, : self._cards_end].reshape(B, n_planes, NUM_CARDS)[...] = bits[:, :n_planes, :NUM_CARDS]
-        out[:, self._voids] = bits[:, n_planes, : 4 * n]
-        out[:, self._voids.stop :] = 0.0
+        self._write_planes(planes, out)
         trick_tens = popcount(union(CARD_SETS[state.trick_cards]) & TENS_MASK)
         out[:, self._offsets["trick_tens"][0]] = trick_tens * np.float32(0.25)
 
@@ -249,10 +275,121 @@ class ObservationEncoder:
         out[:, slice(*o["tricks"])] = tricks.reshape(-1)[mine_first] * (1.0 / rules.n_tricks)
         out[:, o["middle"][0]] = popcount(state.middle & TENS_MASK) * 0.25
         out[:, o["middle"][0] + 1] = popcount(state.middle) * (1.0 / (n * rules.n_tricks))
+        self._write_match_score(match_score, mine_first, out)
+        return out
+
+    def _write_planes(self, planes: np.ndarray, out: np.ndarray) -> None:
+        """Unpack the (B, planes + 1) card sets into ``out`` and zero the small features."""
+        B, n_planes = out.shape[0], self._n_planes
+        bits = unpack_sets(planes, 64)  # (B, n_planes + 1, 64), one flat unpack
+        out[:, : self._cards_end].reshape(B, n_planes, NUM_CARDS)[...] = bits[:, :n_planes, :NUM_CARDS]
+        out[:, self._voids] = bits[:, n_planes, : 4 * self.rules.n_players]
+        out[:, self._voids.stop :] = 0.0
+
+    def _write_match_score(self, match_score: np.ndarray | None, mine_first: np.ndarray, out: np.ndarray) -> None:
+        """Match points / target (mine, theirs); ``mine_first`` is (B, 2) flat into (B * 2)."""
+        if match_score is None:
+            return
+        target = self.rules.target
+        score = np.asarray(match_score, dtype=np.float32).reshape(-1)
+        # Capped at the target: a tiered last hand can overshoot it, the space is [0, 1].
+        out[:, slice(*self._offsets["match_score"])] = np.minimum(score[mine_first], target) * (1.0 / target)
+
+    def _encode_one(
+        self, state: State, seat: int, match_score: np.ndarray | None, out: np.ndarray, legal: np.ndarray | None
+    ) -> np.ndarray:
+        """:meth:`encode` of one game from ``seat``'s view, computed on Python ints.
+
+        The AEC env's path: at B = 1 each numpy call costs microseconds whatever its size, so
+        the pieces are worked out from the state's numbers once read, and numpy only writes
+        the vector. Same pieces, same values (the tests compare it with the batched path).
+        """
+        n = self.rules.n_players
+        seats = [(seat + k) % n for k in range(n)]  # absolute seat of each relative seat
+        hands = state.hands[0].tolist()
+        played = state.played[0].tolist()
+        trick_cards = state.trick_cards[0].tolist()
+        voids = state.voids[0].tolist()
+        taken = state.taken[0].tolist()
+        phase, current = int(state.phase[0]), int(state.current[0])
+        face_down, hider = int(state.face_down[0]), int(state.hider[0])
+        open_card, known_card = int(state.open_card[0]), int(state.known_card[0])
+        trump, led_suit = int(state.trump[0]), int(state.led_suit[0])
+        legal_set = int((legal_bits(state) if legal is None else legal)[0])
+
+        hand = hands[seat]
+        face_down_set = 1 << face_down if face_down >= 0 and hider == seat else 0
+        known_set = 1 << known_card if known_card >= 0 else 0
+        winning, takers = trick_outlook_one(state, legal_set)
+        played_all = 0
+        for cards in played:
+            played_all |= cards
+        outside = self._pack_int & ~(hand | face_down_set) & ~played_all  # in other hands, or face down
+        seat_voids = 0
+        for k, s in enumerate(seats):
+            seat_voids |= voids[s] << 4 * k
+        planes = [
+            hand,
+            face_down_set,
+            1 << open_card if open_card >= 0 else 0,
+            known_set,
+            takers if seat == current and phase == PLAY else 0,
+            outside & ~known_set,
+            hand & ~up_to_highest_int(outside),  # masters: above every outside card
+            *[1 << trick_cards[s] if trick_cards[s] >= 0 else 0 for s in seats],
+            *[played[s] for s in seats],
+            seat_voids,
+        ]
+
+        over = phase == OVER
+        mine, theirs = seat % 2, 1 - seat % 2
+
+        def relative(x: int) -> int:
+            return (x - seat) % n if x >= 0 else NO_SEAT
+
+        hot = [
+            led_suit,
+            2 * (trump >= 0) + (face_down >= 0),
+            trump,
+            relative(hider),
+            relative(int(state.revealed_by[0])),
+            NO_SEAT if over else relative(int(state.leader[0])),
+            relative(int(state.dealer[0])),
+            relative(int(state.last_winner[0])),
+            relative(winning),
+            (taken[mine] & self._tens_int).bit_count(),
+            (taken[theirs] & self._tens_int).bit_count(),
+            -1 if over else int(state.trick_no[0]),
+            -1 if over else phase,
+        ]
+        # The small features ride in the same unpack as the card planes: a set bit for each
+        # one-hot entry, counted from the end of the voids, split into 64-bit words.
+        small = 0
+        for first, value in zip(self._small_hot_starts, hot, strict=True):
+            if value >= 0:
+                small |= 1 << first + value
+        planes += [small >> shift & _WORD for shift in self._small_shifts]
+        bits = unpack_sets(np.array(planes, dtype=np.uint64), 64)  # (planes + 1 + words, 64)
+        row, n_planes = out[0], self._n_planes
+        row[: self._cards_end].reshape(n_planes, NUM_CARDS)[...] = bits[:n_planes, :NUM_CARDS]
+        row[self._voids] = bits[n_planes, : 4 * n]
+        row[self._voids.stop :] = bits[n_planes + 1 :].reshape(-1)[: self.size - self._voids.stop]
+
+        trick_set, middle = 0, int(state.middle[0])
+        for card in trick_cards:
+            if card >= 0:
+                trick_set |= 1 << card
+        per_trick, tricks = 1.0 / self.rules.n_tricks, [cards.bit_count() // n for cards in taken]
+        row[self._scalar_index] = [
+            (trick_set & self._tens_int).bit_count() * 0.25,
+            bool(state.asked[0]),
+            tricks[mine] * per_trick,
+            tricks[theirs] * per_trick,
+            (middle & self._tens_int).bit_count() * 0.25,
+            middle.bit_count() * (1.0 / (n * self.rules.n_tricks)),
+        ]
         if match_score is not None:
-            score = np.asarray(match_score, dtype=np.float32).reshape(-1)
-            # Capped at the target: a tiered last hand can overshoot it, the space is [0, 1].
-            out[:, slice(*o["match_score"])] = np.minimum(score[mine_first], rules.target) * (1.0 / rules.target)
+            self._write_match_score(match_score, np.array([[mine, theirs]]), out)
         return out
 
     def _hot_buffer(self, batch_size: int) -> np.ndarray:

@@ -150,9 +150,27 @@ def test_shapes_dtypes_and_range(name: str) -> None:
     wide = np.full((5, encoder.size + 9), 7.0, dtype=np.float32)
     encoder.encode(state, state.current, out=wide[:, 3 : 3 + encoder.size])
     assert np.array_equal(wide[:, 3 : 3 + encoder.size], obs) and (wide[:, :3] == 7.0).all()
-    for bad in (np.zeros((5, encoder.size + 1), np.float32), np.zeros((5, encoder.size), np.float64)):
+    # The same for one game (encode's one-game path).
+    one = state.select([2])
+    wide_one = np.full((1, encoder.size + 9), 7.0, dtype=np.float32)
+    encoder.encode(one, one.current, out=wide_one[:, 3 : 3 + encoder.size])
+    assert np.array_equal(wide_one[:, 3 : 3 + encoder.size], obs[2:3]) and (wide_one[:, :3] == 7.0).all()
+    strided = np.zeros((5, 2 * encoder.size), np.float32)[:, ::2]
+    for bad in (np.zeros((5, encoder.size + 1), np.float32), np.zeros((5, encoder.size), np.float64), strided):
         with pytest.raises(ValueError, match="out must be"):
             encoder.encode(state, state.current, out=bad)
+    with pytest.raises(ValueError, match="out must be"):
+        encoder.encode(one, one.current, out=strided[:1])
+    n = rules.n_players
+    for seats, bad in (([0, 1, 2, 3, -2], -2), ([0, 1, n, 0, 0], n)):
+        with pytest.raises(ValueError, match=rf"seats must be 0..{n - 1} \(or -1 for a finished game\), got \[{bad}\]"):
+            encoder.encode(state, np.array(seats))
+    with pytest.raises(ValueError, match=rf"seats must be 0..{n - 1} \(or -1 for a finished game\), got {n}"):
+        encoder.encode(one, np.array([n]))
+    # NO_SEAT (a finished game's current seat) reads as seat 0, on both paths.
+    seats = np.array([-1, 1, 2, -1, 0])
+    assert np.array_equal(encoder.encode(state, seats), encoder.encode(state, np.maximum(seats, 0)))
+    assert np.array_equal(encoder.encode(one, np.array([-1])), encoder.encode(one, np.array([0])))
     assert encoder.layout.view(obs, "trick").shape == (5, rules.n_players, 52)
     assert encoder.layout.view(obs[0], "hand").shape == (52,)
     split = encoder.layout.split(obs)
@@ -306,6 +324,33 @@ def test_named_views_read_back_the_state(name: str) -> None:
                 )
         steps += 1
     assert steps > rules.n_tricks * n
+
+
+@pytest.mark.parametrize("name", VARIANT_NAMES)
+def test_one_game_path_equals_the_batched_path(name: str) -> None:
+    # encode() at B = 1 (the AEC env's case) takes its own path on Python ints: it must give
+    # the batched path's vector bit for bit, from every seat, with and without match scores.
+    rules = VARIANTS[name]
+    encoder = ObservationEncoder(rules)
+    n, B = rules.n_players, 6
+    score_rng = np.random.default_rng(2)
+    checked = 0
+    for steps, state in enumerate(random_states(rules, 100 + sorted(VARIANTS).index(name), B)):
+        score = score_rng.integers(0, rules.target + 3, size=(B, 2)) if steps % 2 else None
+        legal = core.legal_bits(state)
+        for seat in range(n):
+            batched = encoder.encode(state, np.full(B, seat), score)
+            for game in range(B):
+                one = state.select([game])
+                got = encoder.encode(one, np.array([seat]), None if score is None else score[game : game + 1])
+                if not np.array_equal(got[0], batched[game]):
+                    diff = [p for p in encoder.layout.pieces if not np.array_equal(
+                        encoder.layout.view(got[0], p), encoder.layout.view(batched[game], p))]  # fmt: skip
+                    raise AssertionError(f"step {steps}, game {game}, seat {seat}: pieces {diff} differ")
+                winning, takers = core.trick_outlook(one, legal[game : game + 1])
+                assert core.trick_outlook_one(one, int(legal[game])) == (int(winning[0]), int(takers[0]))
+                checked += 1
+    assert checked > B * n * rules.n_tricks * n
 
 
 def test_views_on_a_scripted_band_state() -> None:
