@@ -178,7 +178,7 @@ def up_to_highest(sets: np.ndarray) -> np.ndarray:
     a few whole-array operations instead of a per-suit lookup.
     """
     below = np.array(sets, dtype=np.uint64)
-    if below.size <= 4:  # a few sets (the AEC env's one game): Python ints beat numpy's per-call cost
+    if below.size <= 4:  # a few sets (batches of 2 to 4 games): Python ints beat numpy's per-call cost
         values = [up_to_highest_int(v) for v in below.reshape(-1).tolist()]
         return np.array(values, dtype=np.uint64).reshape(below.shape)
     step = np.empty_like(below)

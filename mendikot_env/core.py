@@ -5,7 +5,9 @@ rules are functions over it: :func:`new_hands` deals, :func:`legal_bits` gives e
 game's legal actions as a 53-bit set, :func:`step` plays one action in every game at
 once, and :func:`hand_results` scores finished hands. No function loops over games in
 Python; every rule is a whole-batch array operation, which is why the core is fast at
-B = 1024 and still correct at B = 1.
+B = 1024 and still correct at B = 1. (One helper, :func:`trick_outlook_one`, reads a
+single game on Python ints for the AEC env's observation; it looks up the same tables as
+:func:`trick_outlook` and the tests hold the two equal.)
 
 Rules that hold for every game, written once here:
   * A finished game steps as a no-op (its action is ignored), and its mask is empty.
@@ -588,24 +590,26 @@ def trick_outlook(state: State, legal: np.ndarray | None = None) -> tuple[np.nda
 
 
 def trick_outlook_one(state: State, legal: int) -> tuple[int, int]:
-    """:func:`trick_outlook` of game 0 as Python ints, from the same tables.
+    """:func:`trick_outlook` of a batch of one, as Python ints, from the same tables.
 
     The one-game path of the AEC env's encoder: at B = 1 numpy's per-call cost dominates,
     and this reads the few numbers it needs once. ``legal`` is ``int(legal_bits(state)[0])``.
     The tests check it against :func:`trick_outlook` on every variant.
     """
+    if state.batch_size != 1:
+        raise ValueError(f"trick_outlook_one needs a batch of one game, got {state.batch_size}; use trick_outlook")
     legal &= ~int(ASK_BIT)
     if int(state.trick_size[0]) == 0:
         return NO_SEAT, legal
-    led, trump = int(state.led_suit[0]), int(state.trump[0])
+    kind = _trick_kind(int(state.led_suit[0]), int(state.trump[0]))
     trumps = int(state.trick_trumps[0])
-    block = _trick_kind(led, trump) * 106 + 1
+    block = kind * 106 + 1
     best_key = -1 << 10
     for seat, card in enumerate(state.trick_cards[0].tolist()):
         strength = _STRENGTH_LIST[block + card + 53 * (card >= 0 and trumps >> card & 1)]
-        best_key = max(best_key, strength * 8 + 7 - seat)
+        best_key = max(best_key, strength * 8 + 7 - seat)  # as trick_outlook's keys: ties to the lower seat
     best = best_key >> 3
-    takers = _TAKERS_LISTS[int(state.rules.trump == "cut")][_trick_kind(led, trump) * 53 + best + 1]
+    takers = _TAKERS_LISTS[int(state.rules.trump == "cut")][kind * 53 + best + 1]
     return 7 - (best_key & 7), legal & takers
 
 

@@ -160,8 +160,11 @@ class ObservationEncoder:
         self._hot: np.ndarray | None = None
         self._hot_base: np.ndarray | None = None
         self._pack = np.uint64(sum(1 << int(c) for c in pack_cards(rules)))
-        # The one-game path (_encode_one) works on Python ints and lists.
+        # The one-game path (_encode_one) works on Python ints and lists. Keep its plane,
+        # one-hot and scalar orders in step with the batched path's (a test compares them).
         self._pack_int, self._tens_int = int(self._pack), int(TENS_MASK)
+        self._seats_from_lists: list[list[int]] = self._seats_from.tolist()
+        self._teams_from_lists: list[list[int]] = self._teams_from.tolist()
         self._small_hot_starts = (self._hot_starts - self._voids.stop).tolist()
         self._small_shifts = list(range(0, self.size - self._voids.stop, 64))
         o = self._offsets
@@ -190,8 +193,7 @@ class ObservationEncoder:
                 ``state.current`` holds for a finished game, reads as seat 0, so
                 ``encode(state, state.current)`` works on a batch with finished games.
             match_score: optional (B, 2) match points per absolute team.
-            out: optional (B, D) float32 array to write into (saves an allocation); its rows
-                must be contiguous (a column slice of a wider array is fine).
+            out: optional (B, D) float32 array to write into (saves an allocation).
             legal: optional ``core.legal_bits(state)`` if the caller has it already.
         """
         rules = self.rules
@@ -199,15 +201,14 @@ class ObservationEncoder:
         seats = np.asarray(seats, dtype=np.int64).reshape(B)
         if out is None:
             out = np.empty((B, self.size), dtype=np.float32)
-        elif out.shape != (B, self.size) or out.dtype != np.float32 or out.strides[-1] != out.itemsize:
-            raise ValueError(
-                f"out must be a ({B}, {self.size}) float32 array with contiguous rows, got {out.shape} {out.dtype}"
-                f" with strides {out.strides}"
-            )
+        elif out.shape != (B, self.size) or out.dtype != np.float32:
+            raise ValueError(f"out must be a ({B}, {self.size}) float32 array, got {out.shape} {out.dtype}")
+        if B == 0:
+            return out
         if B == 1:
             seat = int(seats[0])
             if not NO_SEAT <= seat < n:
-                raise ValueError(f"seats must be 0..{n - 1} (or {NO_SEAT} for a finished game), got {seat}")
+                raise ValueError(f"seats must be 0..{n - 1} (or {NO_SEAT} for a finished game), got [{seat}]")
             return self._encode_one(state, max(seat, 0), match_score, out, legal)
         lowest = seats.min()
         if lowest < NO_SEAT or seats.max() >= n:
@@ -301,39 +302,52 @@ class ObservationEncoder:
         """:meth:`encode` of one game from ``seat``'s view, computed on Python ints.
 
         The AEC env's path: at B = 1 each numpy call costs microseconds whatever its size, so
-        the pieces are worked out from the state's numbers once read, and numpy only writes
-        the vector. Same pieces, same values (the tests compare it with the batched path).
+        the pieces are worked out from the state's numbers once read, and numpy only unpacks
+        and writes the vector. Same pieces, same values: the batched path is the definition,
+        and a test compares the two bit for bit on every variant.
         """
-        n = self.rules.n_players
-        seats = [(seat + k) % n for k in range(n)]  # absolute seat of each relative seat
-        hands = state.hands[0].tolist()
-        played = state.played[0].tolist()
-        trick_cards = state.trick_cards[0].tolist()
-        voids = state.voids[0].tolist()
-        taken = state.taken[0].tolist()
-        phase, current = int(state.phase[0]), int(state.current[0])
+        legal_set = int(np.asarray(legal_bits(state) if legal is None else legal).reshape(-1)[0])
+        winning, takers = trick_outlook_one(state, legal_set)
+        planes = self._one_game_planes(state, seat, takers)
+        # The one-hot pieces ride in the same unpack as the card planes: a set bit for each
+        # entry, counted from the end of the voids, split into 64-bit words.
+        small = 0
+        for first, value in zip(self._small_hot_starts, self._one_game_hot(state, seat, winning), strict=True):
+            if value >= 0:
+                small |= 1 << first + value
+        planes += [small >> shift & _WORD for shift in self._small_shifts]
+        bits = unpack_sets(np.array(planes, dtype=np.uint64), 64)  # (planes + 1 + words, 64)
+        row, n_planes = out[0], self._n_planes
+        row[: self._cards_end].reshape(n_planes, NUM_CARDS)[...] = bits[:n_planes, :NUM_CARDS]
+        row[self._voids] = bits[n_planes, : 4 * self.rules.n_players]
+        row[self._voids.stop :] = bits[n_planes + 1 :].reshape(-1)[: self.size - self._voids.stop]
+        row[self._scalar_index] = self._one_game_scalars(state, seat)
+        if match_score is not None:
+            self._write_match_score(match_score, self._teams_from[seat : seat + 1], out)
+        return out
+
+    def _one_game_planes(self, state: State, seat: int, takers: int) -> list[int]:
+        """The card planes and the voids word of game 0, in the batched path's plane order."""
+        seats = self._seats_from_lists[seat]  # absolute seat of each relative seat
+        hands, played = state.hands[0].tolist(), state.played[0].tolist()
+        trick_cards, voids = state.trick_cards[0].tolist(), state.voids[0].tolist()
         face_down, hider = int(state.face_down[0]), int(state.hider[0])
         open_card, known_card = int(state.open_card[0]), int(state.known_card[0])
-        trump, led_suit = int(state.trump[0]), int(state.led_suit[0])
-        legal_set = int((legal_bits(state) if legal is None else legal)[0])
-
+        to_act = seat == int(state.current[0]) and int(state.phase[0]) == PLAY
         hand = hands[seat]
         face_down_set = 1 << face_down if face_down >= 0 and hider == seat else 0
         known_set = 1 << known_card if known_card >= 0 else 0
-        winning, takers = trick_outlook_one(state, legal_set)
-        played_all = 0
-        for cards in played:
-            played_all |= cards
-        outside = self._pack_int & ~(hand | face_down_set) & ~played_all  # in other hands, or face down
-        seat_voids = 0
+        played_all = seat_voids = 0
         for k, s in enumerate(seats):
+            played_all |= played[s]
             seat_voids |= voids[s] << 4 * k
-        planes = [
+        outside = self._pack_int & ~(hand | face_down_set) & ~played_all  # in other hands, or face down
+        return [
             hand,
             face_down_set,
             1 << open_card if open_card >= 0 else 0,
             known_set,
-            takers if seat == current and phase == PLAY else 0,
+            takers if to_act else 0,
             outside & ~known_set,
             hand & ~up_to_highest_int(outside),  # masters: above every outside card
             *[1 << trick_cards[s] if trick_cards[s] >= 0 else 0 for s in seats],
@@ -341,17 +355,22 @@ class ObservationEncoder:
             seat_voids,
         ]
 
-        over = phase == OVER
-        mine, theirs = seat % 2, 1 - seat % 2
+    def _one_game_hot(self, state: State, seat: int, winning: int) -> list[int]:
+        """The one-hot values of game 0 in ``one_hot_starts`` order (-1: the piece is empty)."""
+        n = self.rules.n_players
+        over = int(state.phase[0]) == OVER
+        trump, face_down = int(state.trump[0]), int(state.face_down[0])
+        mine, theirs = self._teams_from_lists[seat]
+        taken = state.taken[0].tolist()
 
         def relative(x: int) -> int:
             return (x - seat) % n if x >= 0 else NO_SEAT
 
-        hot = [
-            led_suit,
+        return [
+            int(state.led_suit[0]),
             2 * (trump >= 0) + (face_down >= 0),
             trump,
-            relative(hider),
+            relative(int(state.hider[0])),
             relative(int(state.revealed_by[0])),
             NO_SEAT if over else relative(int(state.leader[0])),
             relative(int(state.dealer[0])),
@@ -359,38 +378,27 @@ class ObservationEncoder:
             relative(winning),
             (taken[mine] & self._tens_int).bit_count(),
             (taken[theirs] & self._tens_int).bit_count(),
-            -1 if over else int(state.trick_no[0]),
-            -1 if over else phase,
+            NO_SEAT if over else int(state.trick_no[0]),
+            NO_SEAT if over else int(state.phase[0]),
         ]
-        # The small features ride in the same unpack as the card planes: a set bit for each
-        # one-hot entry, counted from the end of the voids, split into 64-bit words.
-        small = 0
-        for first, value in zip(self._small_hot_starts, hot, strict=True):
-            if value >= 0:
-                small |= 1 << first + value
-        planes += [small >> shift & _WORD for shift in self._small_shifts]
-        bits = unpack_sets(np.array(planes, dtype=np.uint64), 64)  # (planes + 1 + words, 64)
-        row, n_planes = out[0], self._n_planes
-        row[: self._cards_end].reshape(n_planes, NUM_CARDS)[...] = bits[:n_planes, :NUM_CARDS]
-        row[self._voids] = bits[n_planes, : 4 * n]
-        row[self._voids.stop :] = bits[n_planes + 1 :].reshape(-1)[: self.size - self._voids.stop]
 
+    def _one_game_scalars(self, state: State, seat: int) -> list[float]:
+        """The non-one-hot small features of game 0, in ``_scalar_index`` order."""
+        n, n_tricks = self.rules.n_players, self.rules.n_tricks
+        mine, theirs = self._teams_from_lists[seat]
         trick_set, middle = 0, int(state.middle[0])
-        for card in trick_cards:
+        for card in state.trick_cards[0].tolist():
             if card >= 0:
                 trick_set |= 1 << card
-        per_trick, tricks = 1.0 / self.rules.n_tricks, [cards.bit_count() // n for cards in taken]
-        row[self._scalar_index] = [
+        tricks = [cards.bit_count() // n for cards in state.taken[0].tolist()]
+        return [
             (trick_set & self._tens_int).bit_count() * 0.25,
             bool(state.asked[0]),
-            tricks[mine] * per_trick,
-            tricks[theirs] * per_trick,
+            tricks[mine] * (1.0 / n_tricks),
+            tricks[theirs] * (1.0 / n_tricks),
             (middle & self._tens_int).bit_count() * 0.25,
-            middle.bit_count() * (1.0 / (n * self.rules.n_tricks)),
+            middle.bit_count() * (1.0 / (n * n_tricks)),
         ]
-        if match_score is not None:
-            self._write_match_score(match_score, np.array([[mine, theirs]]), out)
-        return out
 
     def _hot_buffer(self, batch_size: int) -> np.ndarray:
         if self._hot is None or self._hot.shape[1] != batch_size:

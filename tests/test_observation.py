@@ -155,18 +155,23 @@ def test_shapes_dtypes_and_range(name: str) -> None:
     wide_one = np.full((1, encoder.size + 9), 7.0, dtype=np.float32)
     encoder.encode(one, one.current, out=wide_one[:, 3 : 3 + encoder.size])
     assert np.array_equal(wide_one[:, 3 : 3 + encoder.size], obs[2:3]) and (wide_one[:, :3] == 7.0).all()
-    strided = np.zeros((5, 2 * encoder.size), np.float32)[:, ::2]
-    for bad in (np.zeros((5, encoder.size + 1), np.float32), np.zeros((5, encoder.size), np.float64), strided):
+    # Buffers with strided or Fortran-order rows are written in place too, on both paths.
+    for buffer in (np.zeros((5, 2 * encoder.size), np.float32)[:, ::2], np.zeros((5, encoder.size), np.float32, "F")):
+        assert encoder.encode(state, state.current, out=buffer) is buffer and np.array_equal(buffer, obs)
+        encoder.encode(one, one.current, out=buffer[2:3])
+        assert np.array_equal(buffer[2:3], obs[2:3])
+    for bad in (np.zeros((5, encoder.size + 1), np.float32), np.zeros((5, encoder.size), np.float64)):
         with pytest.raises(ValueError, match="out must be"):
             encoder.encode(state, state.current, out=bad)
-    with pytest.raises(ValueError, match="out must be"):
-        encoder.encode(one, one.current, out=strided[:1])
+    assert encoder.encode(state.select([]), np.zeros(0, np.int64)).shape == (0, encoder.size)
     n = rules.n_players
     for seats, bad in (([0, 1, 2, 3, -2], -2), ([0, 1, n, 0, 0], n)):
         with pytest.raises(ValueError, match=rf"seats must be 0..{n - 1} \(or -1 for a finished game\), got \[{bad}\]"):
             encoder.encode(state, np.array(seats))
-    with pytest.raises(ValueError, match=rf"seats must be 0..{n - 1} \(or -1 for a finished game\), got {n}"):
+    with pytest.raises(ValueError, match=rf"seats must be 0..{n - 1} \(or -1 for a finished game\), got \[{n}\]"):
         encoder.encode(one, np.array([n]))
+    with pytest.raises(ValueError, match="trick_outlook_one needs a batch of one game, got 5"):
+        core.trick_outlook_one(state, 0)
     # NO_SEAT (a finished game's current seat) reads as seat 0, on both paths.
     seats = np.array([-1, 1, 2, -1, 0])
     assert np.array_equal(encoder.encode(state, seats), encoder.encode(state, np.maximum(seats, 0)))
@@ -342,7 +347,9 @@ def test_one_game_path_equals_the_batched_path(name: str) -> None:
             batched = encoder.encode(state, np.full(B, seat), score)
             for game in range(B):
                 one = state.select([game])
-                got = encoder.encode(one, np.array([seat]), None if score is None else score[game : game + 1])
+                extra = {"legal": legal[game : game + 1], "out": np.full((1, encoder.size), 7.0, np.float32)}
+                extra = extra if (game + steps) % 3 == 0 else {}  # also with the caller's legal set and buffer
+                got = encoder.encode(one, [seat], None if score is None else score[game : game + 1], **extra)
                 if not np.array_equal(got[0], batched[game]):
                     diff = [p for p in encoder.layout.pieces if not np.array_equal(
                         encoder.layout.view(got[0], p), encoder.layout.view(batched[game], p))]  # fmt: skip
