@@ -159,7 +159,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import core
-from .cards import NUM_ACTIONS, action_index, set_to_cards
+from .cards import NUM_ACTIONS, action_index, set_to_cards, unpack_sets
 from .match import MatchState, team_rewards
 from .observation import ObservationEncoder, encode_state, state_layout
 from .render import render_text
@@ -298,8 +298,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         legal = core.legal_bits(self.game)
         self._legal_bits = legal
         self._legal = int(legal[0])
-        # unpack_sets without its reshapes: this runs every step of a batch of one.
-        self._mask = np.unpackbits(legal.view(np.uint8), bitorder="little", count=NUM_ACTIONS).view(np.int8)
+        self._mask = unpack_sets(legal, NUM_ACTIONS)[0].view(np.int8)
         self._observations: dict[int, np.ndarray] = {}
         self._current = int(self.game.current[0])
         if self._current >= 0:

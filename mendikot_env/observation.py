@@ -280,12 +280,16 @@ class ObservationEncoder:
         return out
 
     def _write_planes(self, planes: np.ndarray, out: np.ndarray) -> None:
-        """Unpack the (B, planes + 1) card sets into ``out`` and zero the small features."""
+        """Unpack the (B, planes + 1 [+ words]) sets into ``out``: the card planes, the voids
+        word, then the small features from the extra words if given, else zeros."""
         B, n_planes = out.shape[0], self._n_planes
-        bits = unpack_sets(planes, 64)  # (B, n_planes + 1, 64), one flat unpack
+        bits = unpack_sets(planes, 64)  # (B, columns, 64), one flat unpack
         out[:, : self._cards_end].reshape(B, n_planes, NUM_CARDS)[...] = bits[:, :n_planes, :NUM_CARDS]
         out[:, self._voids] = bits[:, n_planes, : 4 * self.rules.n_players]
-        out[:, self._voids.stop :] = 0.0
+        if planes.shape[1] > n_planes + 1:
+            out[:, self._voids.stop :] = bits[:, n_planes + 1 :].reshape(B, -1)[:, : self.size - self._voids.stop]
+        else:
+            out[:, self._voids.stop :] = 0.0
 
     def _write_match_score(self, match_score: np.ndarray | None, mine_first: np.ndarray, out: np.ndarray) -> None:
         """Match points / target (mine, theirs); ``mine_first`` is (B, 2) flat into (B * 2)."""
@@ -316,12 +320,8 @@ class ObservationEncoder:
             if value >= 0:
                 small |= 1 << first + value
         planes += [small >> shift & _WORD for shift in self._small_shifts]
-        bits = unpack_sets(np.array(planes, dtype=np.uint64), 64)  # (planes + 1 + words, 64)
-        row, n_planes = out[0], self._n_planes
-        row[: self._cards_end].reshape(n_planes, NUM_CARDS)[...] = bits[:n_planes, :NUM_CARDS]
-        row[self._voids] = bits[n_planes, : 4 * self.rules.n_players]
-        row[self._voids.stop :] = bits[n_planes + 1 :].reshape(-1)[: self.size - self._voids.stop]
-        row[self._scalar_index] = self._one_game_scalars(state, seat)
+        self._write_planes(np.array([planes], dtype=np.uint64), out)
+        out[0, self._scalar_index] = self._one_game_scalars(state, seat)
         if match_score is not None:
             self._write_match_score(match_score, self._teams_from[seat : seat + 1], out)
         return out
