@@ -540,8 +540,18 @@ def card_strength(cards: np.ndarray, led: np.ndarray, trump: np.ndarray, trumps:
     led suit is itself trump, every card of it competes, whenever it was played.
     """
     counts_as_trump = (CARD_SETS[cards] & trumps[:, None]) != 0
-    block = _trick_kind(led, trump) * 106 + 1  # (B,): this trick's part of the table, NO_CARD at -1
-    return _STRENGTH_TABLE[block[:, None] + cards + 53 * counts_as_trump]
+    return _STRENGTH_TABLE[_strength_index(_trick_kind(led, trump)[:, None], cards, counts_as_trump)]
+
+
+def _strength_index(kind: Any, cards: Any, counts_as_trump: Any) -> Any:
+    """Index into _STRENGTH_TABLE ([kind, counts as trump, card + 1], NO_CARD at card -1);
+    for arrays (card_strength) and Python ints (trick_outlook_one) alike."""
+    return (kind * 106 + 1) + cards + 53 * counts_as_trump  # the bracket is per game: small
+
+
+def _takers_index(kind: Any, best: Any) -> Any:
+    """Index into a _TAKERS row ([kind, best strength + 1]), for arrays and Python ints."""
+    return kind * 53 + best + 1
 
 
 def _strength_rule(cards: np.ndarray, led: np.ndarray, trump: np.ndarray, counts_as_trump: np.ndarray) -> np.ndarray:
@@ -584,7 +594,7 @@ def trick_outlook(state: State, legal: np.ndarray | None = None) -> tuple[np.nda
         np.maximum(best_key, keys[:, k], out=best_key)
     winning = np.where(empty, NO_SEAT, 7 - (best_key & 7))
     best = best_key >> 3
-    takers = _TAKERS[int(state.rules.trump == "cut")][_trick_kind(state.led_suit, state.trump) * 53 + best + 1]
+    takers = _TAKERS[int(state.rules.trump == "cut")][_takers_index(_trick_kind(state.led_suit, state.trump), best)]
     legal = (legal_bits(state) if legal is None else legal) & ~ASK_BIT
     return winning, np.where(empty, legal, legal & takers)
 
@@ -603,13 +613,12 @@ def trick_outlook_one(state: State, legal: int) -> tuple[int, int]:
         return NO_SEAT, legal
     kind = _trick_kind(int(state.led_suit[0]), int(state.trump[0]))
     trumps = int(state.trick_trumps[0])
-    block = kind * 106 + 1
     best_key = -1 << 10
     for seat, card in enumerate(state.trick_cards[0].tolist()):
-        strength = _STRENGTH_LIST[block + card + 53 * (card >= 0 and trumps >> card & 1)]
+        strength = _STRENGTH_LIST[_strength_index(kind, card, card >= 0 and trumps >> card & 1)]
         best_key = max(best_key, strength * 8 + 7 - seat)  # as trick_outlook's keys: ties to the lower seat
     best = best_key >> 3
-    takers = _TAKERS_LISTS[int(state.rules.trump == "cut")][kind * 53 + best + 1]
+    takers = _TAKERS_LISTS[int(state.rules.trump == "cut")][_takers_index(kind, best)]
     return 7 - (best_key & 7), legal & takers
 
 
