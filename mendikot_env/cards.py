@@ -141,9 +141,12 @@ def popcount(bits: np.ndarray) -> np.ndarray:
 
 def unpack_sets(bits: np.ndarray, width: int = NUM_CARDS) -> np.ndarray:
     """Expand uint64 card sets of any shape ``S`` into a ``S + (width,)`` uint8 0/1 array."""
-    if isinstance(bits, np.ndarray) and bits.shape == (1,) and bits.dtype == np.uint64:
-        # One set (the AEC env's mask, every step): skip the conversions, which cost more here.
-        return np.unpackbits(bits.view(np.uint8), bitorder="little", count=width).reshape(1, width)
+    if isinstance(bits, np.ndarray) and bits.ndim == 1 and bits.dtype == np.uint64 and bits.flags.c_contiguous:
+        # A row of sets (the AEC env's mask and observation words, every step): skip the
+        # conversions, which cost more than the unpack here.
+        if bits.size == 1:
+            return np.unpackbits(bits.view(np.uint8), bitorder="little", count=width).reshape(1, width)
+        return np.unpackbits(bits.view(np.uint8), bitorder="little").reshape(-1, 64)[:, :width]
     flat = np.ascontiguousarray(bits, dtype=np.uint64).reshape(-1)
     # One flat unpack: with an axis numpy unpacks row by row, several times slower.
     unpacked = np.unpackbits(flat.view(np.uint8), bitorder="little").reshape(-1, 64)

@@ -483,41 +483,50 @@ def _play(state: State, sel: slice | np.ndarray, games: np.ndarray, cards: np.nd
     state.trick_size[sel] = size
     state.current[sel] = (seat + 1) % n
     full = size == n
-    if np.count_nonzero(full):
-        _finish_tricks(state, games[full])
+    finished = np.count_nonzero(full)
+    if finished == full.size and isinstance(sel, slice):
+        _finish_tricks(state, sel, games)  # every game's trick is complete (lockstep play)
+    elif finished:
+        ended = games[full]
+        _finish_tricks(state, ended, ended)
     if state.rules.trump == "band":
         _start_turns(state, games)
 
 
-def _finish_tricks(state: State, games: np.ndarray) -> None:
-    """Score completed tricks: the highest counting trump, else the highest card led."""
+def _finish_tricks(state: State, sel: slice | np.ndarray, games: np.ndarray) -> None:
+    """Score completed tricks: the highest counting trump, else the highest card led.
+
+    ``sel`` and ``games`` address the same games, as in :func:`_play`.
+    """
     rules = state.rules
-    cards = state.trick_cards[games]
+    cards = state.trick_cards[sel]
     bits = CARD_SETS[cards]
-    score = card_strength(cards, state.led_suit[games], state.trump[games], state.trick_trumps[games])
+    led = state.led_suit[sel]
+    score = card_strength(cards, led, state.trump[sel], state.trick_trumps[sel])
     winner = np.argmax(score, axis=1)
     team = winner % 2
     trick_set = union(bits)
-    trick_no = state.trick_no[games]
+    trick_no = state.trick_no[sel]
     if rules.collection == "mendikot":
         state.taken.reshape(-1)[games * 2 + team] |= trick_set
     else:
         # Dehla Pakad: the middle goes to a seat that wins two tricks in a row, and the
         # winner of the last trick takes whatever is left.
-        middle = state.middle[games] | trick_set
-        take = (winner == state.last_winner[games]) | (trick_no == rules.n_tricks - 1)
+        middle = state.middle[sel] | trick_set
+        take = (winner == state.last_winner[sel]) | (trick_no == rules.n_tricks - 1)
         state.taken[games[take], team[take]] |= middle[take]
-        state.middle[games] = np.where(take, np.uint64(0), middle)
-    state.last_winner[games] = winner
+        state.middle[sel] = np.where(take, np.uint64(0), middle)
+    state.last_winner[sel] = winner
     state.trick_winners.reshape(-1)[games * rules.n_tricks + trick_no] = winner
-    state.trick_no[games] = trick_no + 1
-    state.trick_cards[games] = NO_CARD
-    state.trick_size[games] = 0
-    state.led_suit[games] = NO_SUIT
-    state.trick_trumps[games] = 0
-    state.leader[games] = winner
-    over = trick_no + 1 == rules.n_tricks
-    state.current[games] = np.where(over, NO_SEAT, winner)
+    next_trick = trick_no + 1  # before the write below: on the fast path trick_no is a view
+    state.trick_no[sel] = next_trick
+    state.trick_cards[sel] = NO_CARD
+    state.trick_size[sel] = 0
+    state.led_suit[sel] = NO_SUIT
+    state.trick_trumps[sel] = 0
+    state.leader[sel] = winner
+    over = next_trick == rules.n_tricks
+    state.current[sel] = np.where(over, NO_SEAT, winner)
     if np.count_nonzero(over):
         state.phase[games[over]] = OVER
 

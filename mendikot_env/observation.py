@@ -167,6 +167,17 @@ class ObservationEncoder:
         self._teams_from_lists: list[list[int]] = self._teams_from.tolist()
         self._small_hot_starts = (self._hot_starts - self._voids.stop).tolist()
         self._small_shifts = list(range(0, self.size - self._voids.stop, 64))
+        # Where each entry of a one-game vector sits in the unpacked bits of its words (the
+        # card planes' first 52 bits, the voids' first 4n, then the small features' words):
+        # one gather writes the whole vector, where the batched path's three writes cost more.
+        small_first = (self._n_planes + 1) * 64
+        self._one_game_bits = np.concatenate(
+            [
+                (np.arange(self._n_planes)[:, None] * 64 + np.arange(NUM_CARDS)).reshape(-1),
+                self._n_planes * 64 + np.arange(4 * n),
+                small_first + np.arange(self.size - self._voids.stop),
+            ]
+        )
         o = self._offsets
         self._scalar_index = np.array(
             [o["trick_tens"][0], o["asked"][0], *range(*o["tricks"]), o["middle"][0], o["middle"][0] + 1]
@@ -280,16 +291,13 @@ class ObservationEncoder:
         return out
 
     def _write_planes(self, planes: np.ndarray, out: np.ndarray) -> None:
-        """Unpack the (B, planes + 1 [+ words]) sets into ``out``: the card planes, the voids
-        word, then the small features from the extra words if given, else zeros."""
+        """Unpack the (B, planes + 1) sets into ``out``: the card planes, the voids word, and
+        zeros for the small features (filled in afterwards)."""
         B, n_planes = out.shape[0], self._n_planes
         bits = unpack_sets(planes, 64)  # (B, columns, 64), one flat unpack
         out[:, : self._cards_end].reshape(B, n_planes, NUM_CARDS)[...] = bits[:, :n_planes, :NUM_CARDS]
         out[:, self._voids] = bits[:, n_planes, : 4 * self.rules.n_players]
-        if planes.shape[1] > n_planes + 1:
-            out[:, self._voids.stop :] = bits[:, n_planes + 1 :].reshape(B, -1)[:, : self.size - self._voids.stop]
-        else:
-            out[:, self._voids.stop :] = 0.0
+        out[:, self._voids.stop :] = 0.0
 
     def _write_match_score(self, match_score: np.ndarray | None, mine_first: np.ndarray, out: np.ndarray) -> None:
         """Match points / target (mine, theirs); ``mine_first`` is (B, 2) flat into (B * 2)."""
@@ -320,7 +328,7 @@ class ObservationEncoder:
             if value >= 0:
                 small |= 1 << first + value
         planes += [small >> shift & _WORD for shift in self._small_shifts]
-        self._write_planes(np.array([planes], dtype=np.uint64), out)
+        out[0] = unpack_sets(np.array(planes, dtype=np.uint64), 64).reshape(-1).take(self._one_game_bits)
         out[0, self._scalar_index] = self._one_game_scalars(state, seat)
         if match_score is not None:
             self._write_match_score(match_score, self._teams_from[seat : seat + 1], out)
