@@ -239,9 +239,14 @@ def validate_deals(rules: Rules, deals: Any, batch_size: int) -> np.ndarray:
     """Check explicit deals and return them as a (B, n, hand_size) int64 array.
 
     Raises:
-        ValueError: naming the game, seat or card that is wrong and what is allowed.
+        ValueError: naming the game, seat or card that is wrong and what is allowed (for
+            a single game, as the env's ``deal`` option, without the game number).
     """
     n, h = rules.n_players, rules.hand_size
+
+    def deal_of(g: int) -> str:
+        return "the deal" if batch_size == 1 else f"the deal of game {g}"
+
     try:
         cards = np.asarray(deals)
     except ValueError:
@@ -250,16 +255,21 @@ def validate_deals(rules: Rules, deals: Any, batch_size: int) -> np.ndarray:
         try:  # name the first game or seat of the wrong size, if the nesting allows it
             for g, deal in enumerate(list(deals)):
                 if len(deal) != n:
-                    raise ValueError(f"deal of game {g} has {len(deal)} hands; {n} players need {n} hands of {h} cards")
+                    raise ValueError(f"{deal_of(g)} has {len(deal)} hands; {n} players need {n} hands of {h} cards")
                 for s, hand in enumerate(deal):
                     if len(hand) != h:
-                        raise ValueError(
-                            f"deal of game {g}: seat {s} has {len(hand)} cards; each of {n} players gets {h}"
-                        )
+                        raise ValueError(f"{deal_of(g)}: seat {s} has {len(hand)} cards; each of {n} players gets {h}")
         except TypeError:  # not nested lists at all (a number, None, ...)
             pass
+        if batch_size == 1:  # show the one deal, as given to the env's reset option
+            deal = deals[0] if isinstance(deals, list | tuple) and len(deals) == 1 else deals
+            raise ValueError(f"the deal must be {n} lists (one per seat) of {h} card ids, got {deal!r}")
         raise ValueError(f"deals must have shape (games, {n}, {h}) of card ids, got {deals!r}")
     if cards.shape != (batch_size, n, h):
+        if batch_size == 1 and cards.shape[0] == 1:
+            raise ValueError(
+                f"the deal has {cards.shape[1]} hands of {cards.shape[2]} cards; {n} players need {n} hands of {h}"
+            )
         raise ValueError(
             f"deals have shape {cards.shape}; {batch_size} game(s) of {n} players need shape ({batch_size}, {n}, {h})"
         )
@@ -272,9 +282,7 @@ def validate_deals(rules: Rules, deals: Any, batch_size: int) -> np.ndarray:
         g, s, k = np.argwhere(~in_pack)[0]
         bad = int(cards[g, s, k])
         why = "the 2s are not in the 48-card pack" if 0 <= bad < NUM_CARDS else "card ids are 0..51"
-        raise ValueError(
-            f"deal of game {g}: seat {s} holds card {bad}, which is not in the pack for {n} players ({why})"
-        )
+        raise ValueError(f"{deal_of(g)}: seat {s} holds card {bad}, which is not in the pack for {n} players ({why})")
     ordered = np.sort(cards.reshape(batch_size, -1), axis=1)
     repeated = (ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
     if repeated.any():
@@ -283,7 +291,7 @@ def validate_deals(rules: Rules, deals: Any, batch_size: int) -> np.ndarray:
         first = int(values[counts > 1][0])
         seats = sorted({int(s) for s in np.argwhere(cards[g] == first)[:, 0]})
         raise ValueError(
-            f"deal of game {g} deals card(s) {values[counts > 1].tolist()} more than once"
+            f"card(s) {values[counts > 1].tolist()} dealt more than once in {deal_of(g)}"
             f" (card {first}, {card_str(first)}, is dealt to seat(s) {seats})"
         )
     return cards

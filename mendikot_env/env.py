@@ -125,12 +125,18 @@ scores, the deals played, whether the match is over and its winner; the latest h
 result stays in the infos until the next hand ends.
 
 An illegal action: the wrapped env (`env()`) ends the episode with -1 to the offender and
-0 to everyone else (PettingZoo's TerminateIllegalWrapper: every agent is terminated and
-truncated, the infos are emptied, no hand result is made and `env.unwrapped.result` stays
-None, every mask is all zeros); the raw env (`raw_env()`) raises a ValueError naming the
-action and the legal ones. Actions are integers (Python, numpy, or a one-element integer
-array or torch tensor); the raw env refuses a float or a bool with that ValueError, and the
-wrapped env's AssertOutOfBoundsWrapper stops a float.
+0 to everyone else on that step (PettingZoo's TerminateIllegalWrapper: every agent is
+terminated and truncated, every mask is all zeros, and no result is made for the hand cut
+short). The infos and `env.unwrapped.result` are left as they were: empty and None in a
+hand episode; in a match episode, the last finished hand's result and its `match`
+summary, which still says `over: False` because the match was cut short, not decided.
+Rewards of that last finished hand not yet collected through `last()` still arrive. The
+raw env (`raw_env()`) raises a ValueError naming the action and the legal ones.
+
+Actions are integers. The raw env also takes a numpy integer, a one-element integer array
+or a torch tensor, and refuses a float or a bool with that ValueError; the wrapped env's
+AssertOutOfBoundsWrapper takes what `Discrete(53).contains` takes (Python and numpy
+integers) and stops anything else with an AssertionError.
 
 ## Reset options
 
@@ -146,14 +152,9 @@ In match episodes they set the first hand. Unknown option keys give a warning.
 
 from __future__ import annotations
 
-import os
-import sys
-import warnings
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-import pettingzoo
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
@@ -163,22 +164,11 @@ from .cards import NUM_ACTIONS, action_index, set_to_cards, unpack_sets
 from .match import MatchState, team_rewards
 from .observation import ObservationEncoder, encode_state, state_layout
 from .render import render_text
+from .reset_options import ONE_GAME_OPTIONS, read_reset_options, warn_caller
 from .rules import Rules, resolve_rules
 
 REWARD_MODES = ("win", "points")
 EPISODE_MODES = ("hand", "match")
-RESET_OPTIONS = ("deal", "dealer", "open_card")
-
-
-# Warnings point at the user's line, past PettingZoo's wrappers and this package's frames.
-_OWN_CODE = (os.path.dirname(pettingzoo.__file__), os.path.dirname(__file__))
-
-
-def _warn_caller(message: str) -> None:
-    frame, level = sys._getframe(1), 2
-    while frame.f_back is not None and frame.f_code.co_filename.startswith(_OWN_CODE):
-        frame, level = frame.f_back, level + 1
-    warnings.warn(message, stacklevel=level)
 
 
 def env(rules: Rules | str | dict[str, Any] | None = None, **kwargs: Any) -> AECEnv:
@@ -241,13 +231,17 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         self.state_layout = state_layout(self.rules)
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {agent: i for i, agent in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, 1.0, (self.encoder.size,), dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
-            }
-        )
-        self.observation_spaces = {agent: obs_space for agent in self.possible_agents}
+        # One space object per agent, as PettingZoo's classic envs do: seeding or sampling
+        # one agent's space leaves the others' random streams alone.
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, 1.0, (self.encoder.size,), dtype=np.float32),
+                    "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
         self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
         self.state_space = spaces.Box(0.0, 1.0, (self.state_layout.size,), dtype=np.float32)
         self._rng = np.random.default_rng()
@@ -270,12 +264,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
             if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
                 raise ValueError(f"seed must be an integer 0 or more (or None), got {seed!r}")
             self._rng = np.random.default_rng(seed)
-        if options is not None and not isinstance(options, Mapping):
-            raise ValueError(f"reset options must be a dict with keys {list(RESET_OPTIONS)}, got {options!r}")
-        options = dict(options or {})
-        unknown = sorted(set(options) - set(RESET_OPTIONS))
-        if unknown:
-            _warn_caller(f"unknown reset option(s) {unknown} ignored; known options are {list(RESET_OPTIONS)}")
+        options = read_reset_options(options, ONE_GAME_OPTIONS)
         deal = options.get("deal")
         self._deal_hand(
             deals=None if deal is None else [deal], dealer=options.get("dealer"), open_card=options.get("open_card")
@@ -361,23 +350,29 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         team_reward = team_rewards(self.rules, results, self.reward_mode)[0]
         for agent in self.agents:
             self.rewards[agent] = float(team_reward[self.agent_name_mapping[agent] % 2])
+        # Every agent's info gets its own copy (as_dict builds new lists): a caller editing
+        # one changes no other, nor env.unwrapped.result.
         if self.match is None:
-            self.infos = {agent: {"result": self.result} for agent in self.agents}
+            self.infos = {agent: {"result": results.as_dict(0)} for agent in self.agents}
             self._end_episode(last_agent)
             return
         self.match.record(self.rules, results)
-        over = bool(self.match.over[0])
-        summary = {
-            "scores": [int(x) for x in self.match.scores[0]],
-            "deals": int(self.match.deals[0]),
-            "over": over,
-            "winner": (None if int(self.match.winner()[0]) < 0 else int(self.match.winner()[0])) if over else None,
-        }
-        self.infos = {agent: {"result": self.result, "match": summary} for agent in self.agents}
-        if over:
+        self.infos = {agent: {"result": results.as_dict(0), "match": self._match_summary()} for agent in self.agents}
+        if self.match.over[0]:
             self._end_episode(last_agent)
         else:
             self._deal_hand(dealer=self.match.dealer)
+
+    def _match_summary(self) -> dict[str, Any]:
+        """The match so far, for the infos: scores, deals played, over, winner (None if not over)."""
+        over = bool(self.match.over[0])
+        winner = int(self.match.winner()[0])
+        return {
+            "scores": [int(x) for x in self.match.scores[0]],
+            "deals": int(self.match.deals[0]),
+            "over": over,
+            "winner": None if not over or winner < 0 else winner,
+        }
 
     def _end_episode(self, last_agent: str) -> None:
         self.terminations = {agent: True for agent in self.agents}
@@ -388,7 +383,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
-            _warn_caller("render() called without a render_mode; use render_mode='ansi', 'human' or 'rgb_array'")
+            warn_caller("render() called without a render_mode; use render_mode='ansi', 'human' or 'rgb_array'")
             return None
         score = None if self.match is None else [int(x) for x in self.match.scores[0]]
         if self.render_mode == "rgb_array":

@@ -29,6 +29,7 @@ from .cards import NUM_ACTIONS, action_index, unpack_sets
 from .match import team_rewards
 from .observation import ObservationEncoder
 from .render import render_text
+from .reset_options import BATCH_OPTIONS, ONE_GAME_OPTIONS, read_reset_options
 from .rules import Rules, resolve_rules
 
 ILLEGAL_REWARD = -1.0
@@ -134,7 +135,7 @@ class MendikotGymEnv(gymnasium.Env):
             self._rng = np.random.default_rng(seed)
             for offset, agent in enumerate(dict.fromkeys(self.agents.values())):
                 seed_agent(agent, seed + 1 + offset)
-        options = dict(options or {})
+        options = read_reset_options(options, ONE_GAME_OPTIONS)
         deal = options.get("deal")
         self.game = core.new_hands(
             self.rules,
@@ -192,6 +193,9 @@ class MendikotVectorEnv(gymnasium.vector.VectorEnv):
     Finished games reset in the same step (``AutoresetMode.SAME_STEP``): the returned
     observation is the new hand's, and ``info["final_obs"]`` / ``info["_final_obs"]``
     hold the last observation of the finished ones; ``info["action_mask"]`` is (N, 53).
+    ``reset(options=...)`` takes ``deals`` (one per game), ``dealers`` and ``open_cards``
+    (one for all games or one per game), as ``core.new_hands`` does; later hands are dealt
+    from the seed.
 
     Example:
         >>> envs = MendikotVectorEnv(64, "standard")
@@ -235,7 +239,15 @@ class MendikotVectorEnv(gymnasium.vector.VectorEnv):
             self._rng = np.random.default_rng(seed)
             for offset, agent in enumerate(dict.fromkeys(self.agents.values())):
                 seed_agent(agent, seed + 1 + offset)
-        self.games = core.new_hands(self.rules, self.num_envs, self._rng)
+        options = read_reset_options(options, BATCH_OPTIONS)
+        self.games = core.new_hands(
+            self.rules,
+            self.num_envs,
+            self._rng,
+            deals=options.get("deals"),
+            dealers=options.get("dealers"),
+            open_cards=options.get("open_cards"),
+        )
         play_others(self.games, self.encoder, self.agents, self._learner)
         return self._observations(), {"action_mask": self._masks()}
 

@@ -390,14 +390,14 @@ def test_bad_seed_or_options_are_a_clear_value_error() -> None:
     ("n", "mutate", "words"),
     [
         (4, lambda d: [d[0][:-1], d[1] + [d[0][-1]], d[2], d[3]], ["seat 0", "12 cards"]),
-        (4, lambda d: d[:3], ["4 players", "(1, 4, 13)"]),
+        (4, lambda d: d[:3], ["the deal has 3 hands", "4 players need 4 hands of 13"]),
         (4, lambda d: [d[0], d[1], d[2], d[3][:-1] + [d[0][0]]], ["more than once"]),
         (4, lambda d: [d[0][:-1] + [52], d[1], d[2], d[3]], ["52", "not in the pack"]),
         (4, lambda d: [d[0][:-1] + [-1], d[1], d[2], d[3]], ["-1", "not in the pack"]),
         (6, lambda d: [[0] + d[0][1:], *d[1:]], ["2s", "not in the pack"]),
         (4, lambda d: [[str(c) for c in d[0]], *d[1:]], ["integer"]),
-        (4, lambda d: 5, ["shape (games, 4, 13)", "5"]),
-        (4, lambda d: [None] * 4, ["shape (games, 4, 13)", "None"]),
+        (4, lambda d: 5, ["4 lists (one per seat) of 13 card ids", "got 5"]),
+        (4, lambda d: [None] * 4, ["4 lists (one per seat) of 13 card ids", "None"]),
     ],
     ids=[
         "wrong-counts",
@@ -420,6 +420,7 @@ def test_malformed_deal_is_a_clear_value_error(n: int, mutate, words: list[str])
     message = str(info.value)
     for word in words:
         assert word in message, message
+    assert "game" not in message, message  # one deal: no batch wording
 
 
 @pytest.mark.parametrize(
@@ -545,6 +546,47 @@ def test_after_an_illegal_action_every_mask_is_zero_and_there_is_no_result() -> 
         env.step(None)
     assert env.agents == []
     assert not any(env.observe(agent)["action_mask"].any() for agent in env.possible_agents)
+
+
+def test_an_illegal_action_in_a_match_leaves_the_last_finished_hands_infos() -> None:
+    env = mendikot_env.env(episode="match", target=3)
+    env.reset(seed=0)
+    policy = random_policy(0)
+    while env.unwrapped.result is None:  # finish the first hand with legal moves
+        env.step(policy(env.observe(env.agent_selection)))
+    first_result = env.unwrapped.result
+    infos_before = {agent: env.infos[agent] for agent in env.agents}
+    assert all(info["match"]["deals"] == 1 and not info["match"]["over"] for info in infos_before.values())
+    offender = env.agent_selection
+    illegal = int(np.flatnonzero(env.observe(offender)["action_mask"] == 0)[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.step(illegal)
+    assert all(env.terminations.values()) and all(env.truncations.values())
+    assert env.unwrapped.result == first_result
+    assert {agent: env.infos[agent] for agent in env.agents} == infos_before
+    assert not any(env.observe(agent)["action_mask"].any() for agent in env.agents)
+
+
+def test_each_agent_gets_its_own_result_and_observation_space() -> None:
+    env = mendikot_env.env(episode="match", target=3)
+    env.reset(seed=1)
+    policy = random_policy(1)
+    while env.unwrapped.result is None:
+        env.step(policy(env.observe(env.agent_selection)))
+    infos = [env.infos[agent] for agent in env.possible_agents]
+    assert all(info == infos[0] for info in infos)
+    infos[0]["result"]["tens"].append(99)
+    infos[0]["match"]["scores"].append(99)
+    assert all(99 not in info["result"]["tens"] and 99 not in info["match"]["scores"] for info in infos[1:])
+    assert 99 not in env.unwrapped.result["tens"]
+    spaces = [env.observation_space(agent) for agent in env.possible_agents]
+    assert len({id(space) for space in spaces}) == len(spaces)
+    spaces[0].seed(0)
+    spaces[1].seed(0)
+    first = spaces[0].sample()["observation"]
+    spaces[2].sample()  # another agent's draw leaves player_1's stream alone
+    assert np.array_equal(first, spaces[1].sample()["observation"])
 
 
 # =========================================================================== ask through the env

@@ -347,6 +347,33 @@ def test_illegal_action_is_a_value_error_naming_the_game_action_and_legal_ones()
         core.step(state, np.zeros(3, dtype=np.int64))  # wrong batch size
 
 
+def _deals_of(state: core.State) -> list[list[list[int]]]:
+    return [[set_to_cards(int(bits)) for bits in game] for game in state.deal]
+
+
+@pytest.mark.parametrize(
+    ("mutate", "words"),
+    [
+        (lambda d: d[:2], ["shape (2, 4, 13)", "3 game(s) of 4 players need shape (3, 4, 13)"]),
+        (lambda d: [d[0], d[1][:3], d[2]], ["the deal of game 1 has 3 hands", "4 players need 4 hands of 13"]),
+        (lambda d: [d[0], d[1], [d[2][0][:-1], *d[2][1:]]], ["the deal of game 2: seat 0 has 12 cards"]),
+        (lambda d: [d[0], [[52, *d[1][0][1:]], *d[1][1:]], d[2]], ["the deal of game 1: seat 0 holds card 52"]),
+        (
+            lambda d: [d[0], d[1], [[*d[2][0][:-1], d[2][1][0]], *d[2][1:]]],
+            ["dealt more than once in the deal of game 2", "seat(s) [0, 1]"],
+        ),
+        (lambda d: 7, ["deals must have shape (games, 4, 13)", "got 7"]),
+    ],
+    ids=["missing-game", "missing-hand", "short-hand", "out-of-range", "duplicate", "a-number"],
+)
+def test_malformed_batched_deals_name_the_game(mutate, words: list[str]) -> None:
+    deals = _deals_of(core.new_hands(Rules(), 3, 0))
+    with pytest.raises(ValueError) as info:
+        core.new_hands(Rules(), 3, 1, deals=mutate(deals))
+    for word in words:
+        assert word in str(info.value), str(info.value)
+
+
 def test_random_legal_actions_are_uniform_and_legal() -> None:
     rng = np.random.default_rng(0)
     bits = np.array([0b1011, 1 << 52 | 1, 0], dtype=np.uint64)

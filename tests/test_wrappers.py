@@ -9,6 +9,7 @@ from gymnasium.vector import AutoresetMode
 
 from agents import RandomAgent, make, masked_uniform
 from mendikot_env import Rules
+from mendikot_env.cards import set_to_cards
 from mendikot_env.wrappers import MendikotGymEnv, MendikotVectorEnv
 
 CONFIGS = [
@@ -92,6 +93,35 @@ def test_gym_env_reset_options_replay_a_deal_and_seed_opponents() -> None:
         MendikotGymEnv(control="pair")
     with pytest.raises(ValueError, match="no agent for seat"):
         MendikotGymEnv(others={1: RandomAgent()})
+
+
+def test_gym_env_reset_options_set_the_deal_and_dealer_and_warn_on_unknown_keys() -> None:
+    env = MendikotGymEnv()
+    env.reset(seed=1)
+    deal = [set_to_cards(int(bits)) for bits in env.game.deal[0]]
+    first, _ = env.reset(seed=2, options={"deal": deal, "dealer": 3})
+    assert [set_to_cards(int(bits)) for bits in env.game.deal[0]] == deal and int(env.game.dealer[0]) == 3
+    again, _ = env.reset(seed=9, options={"deal": deal, "dealer": 3})
+    assert np.array_equal(first, again)  # seat 0 leads: nobody acted before the learner
+    with pytest.warns(UserWarning, match=r"unknown reset option\(s\) \['dael'\] ignored; known options are") as caught:
+        env.reset(options={"dael": deal})
+    assert caught[0].filename == __file__
+    with pytest.raises(ValueError, match="the deal: seat 0 has 12 cards"):
+        env.reset(options={"deal": [deal[0][:-1], *deal[1:]]})
+
+
+def test_vector_env_reset_options_set_deals_dealers_and_open_cards() -> None:
+    envs = MendikotVectorEnv(3, "open")
+    envs.reset(seed=0)
+    deals = [[set_to_cards(int(bits)) for bits in game] for game in envs.games.deal]
+    same = [deals[0]] * 3
+    obs, _ = envs.reset(seed=4, options={"deals": same, "dealers": 3, "open_cards": [0, 0, 13]})
+    assert (envs.games.dealer == 3).all() and envs.games.trump.tolist() == [0, 0, 1]
+    assert np.array_equal(obs[0], obs[1]) and not np.array_equal(obs[0], obs[2])
+    with pytest.warns(UserWarning, match=r"known options are \['deals', 'dealers', 'open_cards'\]"):
+        envs.reset(options={"deal": deals[0]})
+    with pytest.raises(ValueError, match="the deal of game 2: seat 1 has 12 cards"):
+        envs.reset(options={"deals": [deals[0], deals[1], [deals[2][0], deals[2][1][:-1], *deals[2][2:]]]})
 
 
 def test_vector_env_shapes_autoreset_and_rewards() -> None:
