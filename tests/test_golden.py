@@ -37,6 +37,7 @@ from support import (
 )
 
 from mendikot_env import core
+from mendikot_env.match import MatchState, hand_points, team_rewards
 from mendikot_env.rules import Rules
 
 
@@ -555,6 +556,21 @@ def test_six_player_drawn_hand(rotation: str, recorder: Recorder) -> None:
     }
     assert result(state) == expected
     assert reference_result(rules, hands, 5, recorder.actions) == expected
+
+
+@pytest.mark.parametrize("scoring", ["points_per_hand", "tiered", "fixed_deals"])
+def test_a_drawn_hand_scores_nothing_under_every_tariff(scoring: str) -> None:
+    rules = Rules(n_players=6, scoring=scoring)
+    state = deal_one(rules, scripted_hands(SCRIPT6), dealer=5)
+    play_rows(state, SCRIPT6)
+    results = core.hand_results(state)
+    assert hand_points(rules, results).tolist() == [0]  # "no one scores"
+    assert team_rewards(rules, results, "win").tolist() == [[0.0, 0.0]]
+    assert team_rewards(rules, results, "points").tolist() == [[0.0, 0.0]]
+    match = MatchState.start(np.array([5]))
+    assert match.record(rules, results).tolist() == [[0, 0]]
+    assert match.scores.tolist() == [[0, 0]] and match.deals.tolist() == [1] and match.dealer.tolist() == [5]
+    assert match.winner().tolist() == [-1]  # level
 
 
 @pytest.mark.parametrize("rotation", ROTATIONS)
