@@ -141,6 +141,8 @@ def popcount(bits: np.ndarray) -> np.ndarray:
 
 def unpack_sets(bits: np.ndarray, width: int = NUM_CARDS) -> np.ndarray:
     """Expand uint64 card sets of any shape ``S`` into a ``S + (width,)`` uint8 0/1 array."""
+    if not 0 < width <= 64:
+        raise ValueError(f"width must be 1..64 (bits of a uint64 set), got {width!r}")
     if isinstance(bits, np.ndarray) and bits.ndim == 1 and bits.dtype == np.uint64 and bits.flags.c_contiguous:
         # A row of sets (the AEC env's mask and observation words, every step): skip the
         # conversions, which cost more than the unpack here.

@@ -23,6 +23,7 @@ PettingZoo, observations or agents.
 
 from __future__ import annotations
 
+from collections.abc import Sized
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -184,19 +185,49 @@ def new_hands(
     """
     if isinstance(batch_size, bool) or not isinstance(batch_size, int | np.integer) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    return _deal(rules, int(batch_size), rng, deals, dealers, open_cards, one_game=False)
+
+
+def new_hand(
+    rules: Rules,
+    rng: np.random.Generator | int | None = None,
+    deal: Any = None,
+    dealer: Any = None,
+    open_card: Any = None,
+) -> State:
+    """Deal one hand (a batch of one), with its options as the env's reset takes them.
+
+    The same as ``new_hands(rules, 1, rng, [deal], dealer, open_card)``, except that a bad
+    option's error speaks of one deal, dealer or open card (the env's option names), not
+    of a batch.
+    """
+    return _deal(rules, 1, rng, None if deal is None else [deal], dealer, open_card, one_game=True)
+
+
+def _deal(
+    rules: Rules,
+    batch_size: int,
+    rng: np.random.Generator | int | None,
+    deals: Any,
+    dealers: Any,
+    open_cards: Any,
+    one_game: bool,
+) -> State:
+    """The deal behind new_hands and new_hand; ``one_game`` words errors for one game."""
     rng = np.random.default_rng(rng)
-    n, h, B = rules.n_players, rules.hand_size, int(batch_size)
+    n, h, B = rules.n_players, rules.hand_size, batch_size
     pack = pack_cards(rules)
     shuffled = rng.permuted(np.broadcast_to(pack, (B, pack.size)), axis=1)
     drawn_dealers = rng.integers(0, n, size=B)
     drawn_open = pack[rng.integers(0, pack.size, size=B)]
 
-    cards = shuffled.reshape(B, n, h) if deals is None else validate_deals(rules, deals, B)
-    dealer = drawn_dealers if dealers is None else _seats_option(rules, dealers, B, "dealer")
+    cards = shuffled.reshape(B, n, h) if deals is None else validate_deals(rules, deals, B, one_game)
+    dealer = drawn_dealers if dealers is None else _seats_option(rules, dealers, B, one_game)
     if rules.trump == "open":
-        open_card = drawn_open if open_cards is None else _open_cards_option(rules, open_cards, B)
+        open_card = drawn_open if open_cards is None else _open_cards_option(rules, open_cards, B, one_game)
     elif open_cards is not None:
-        raise ValueError(f"open_card is only used with trump='open', not trump={rules.trump!r}")
+        name = "open_card" if one_game else "open_cards"
+        raise ValueError(f"{name} is only used with trump='open', not trump={rules.trump!r}")
     else:
         open_card = np.full(B, NO_CARD)
 
@@ -235,18 +266,25 @@ def new_hands(
     )
 
 
-def validate_deals(rules: Rules, deals: Any, batch_size: int) -> np.ndarray:
+def validate_deals(rules: Rules, deals: Any, batch_size: int, one_game: bool = False) -> np.ndarray:
     """Check explicit deals and return them as a (B, n, hand_size) int64 array.
 
+    Args:
+        one_game: ``deals`` is ``[deal]``, one game's deal as the env's ``deal`` option
+            wrapped in a list: errors then speak of "the deal", not of game numbers.
+
     Raises:
-        ValueError: naming the game, seat or card that is wrong and what is allowed (for
-            a single game, as the env's ``deal`` option, without the game number).
+        ValueError: naming the game, seat or card that is wrong and what is allowed.
     """
     n, h = rules.n_players, rules.hand_size
 
     def deal_of(g: int) -> str:
-        return "the deal" if batch_size == 1 else f"the deal of game {g}"
+        return "the deal" if one_game else f"the deal of game {g}"
 
+    given = deals[0] if one_game else deals  # what the caller passed, for the messages
+    expected = (
+        f"be {n} lists (one per seat) of {h} card ids" if one_game else f"have shape (games, {n}, {h}) of card ids"
+    )
     try:
         cards = np.asarray(deals)
     except ValueError:
@@ -254,27 +292,34 @@ def validate_deals(rules: Rules, deals: Any, batch_size: int) -> np.ndarray:
     if cards is None or cards.dtype == object or cards.ndim != 3:
         try:  # name the first game or seat of the wrong size, if the nesting allows it
             for g, deal in enumerate(list(deals)):
-                if len(deal) != n:
-                    raise ValueError(f"{deal_of(g)} has {len(deal)} hands; {n} players need {n} hands of {h} cards")
-                for s, hand in enumerate(deal):
+                hands = list(deal)
+                if not all(isinstance(hand, Sized) and not isinstance(hand, str) for hand in hands):
+                    break  # not lists of cards: the general message below
+                if len(hands) != n:
+                    raise ValueError(
+                        f"{deal_of(g)} has {_count(len(hands), 'hand')}; {n} players need {n} hands of {h}"
+                    )
+                for s, hand in enumerate(hands):
                     if len(hand) != h:
-                        raise ValueError(f"{deal_of(g)}: seat {s} has {len(hand)} cards; each of {n} players gets {h}")
+                        raise ValueError(
+                            f"{deal_of(g)}: seat {s} has {_count(len(hand), 'card')}; each player gets {h}"
+                        )
         except TypeError:  # not nested lists at all (a number, None, ...)
             pass
-        if batch_size == 1:  # show the one deal, as given to the env's reset option
-            deal = deals[0] if isinstance(deals, list | tuple) and len(deals) == 1 else deals
-            raise ValueError(f"the deal must be {n} lists (one per seat) of {h} card ids, got {deal!r}")
-        raise ValueError(f"deals must have shape (games, {n}, {h}) of card ids, got {deals!r}")
+        raise ValueError(f"{'the deal' if one_game else 'deals'} must {expected}, got {given!r}")
     if cards.shape != (batch_size, n, h):
-        if batch_size == 1 and cards.shape[0] == 1:
+        if one_game:
             raise ValueError(
-                f"the deal has {cards.shape[1]} hands of {cards.shape[2]} cards; {n} players need {n} hands of {h}"
+                f"the deal has {_count(cards.shape[1], 'hand')} of {_count(cards.shape[2], 'card')}; "
+                f"{n} players need {n} hands of {h}"
             )
         raise ValueError(
             f"deals have shape {cards.shape}; {batch_size} game(s) of {n} players need shape ({batch_size}, {n}, {h})"
         )
     if not np.issubdtype(cards.dtype, np.integer):
-        raise ValueError(f"deals must hold integer card ids 0..51, got dtype {cards.dtype}")
+        raise ValueError(
+            f"{'the deal' if one_game else 'deals'} must hold integer card ids 0..51, got dtype {cards.dtype}"
+        )
     cards = cards.astype(np.int64)
     pack = pack_cards(rules)
     in_pack = np.isin(cards, pack)
@@ -290,30 +335,39 @@ def validate_deals(rules: Rules, deals: Any, batch_size: int) -> np.ndarray:
         values, counts = np.unique(ordered[g], return_counts=True)
         first = int(values[counts > 1][0])
         seats = sorted({int(s) for s in np.argwhere(cards[g] == first)[:, 0]})
+        where = "" if one_game else f" in {deal_of(g)}"
         raise ValueError(
-            f"card(s) {values[counts > 1].tolist()} dealt more than once in {deal_of(g)}"
+            f"card(s) {values[counts > 1].tolist()} dealt more than once{where}"
             f" (card {first}, {card_str(first)}, is dealt to seat(s) {seats})"
         )
     return cards
 
 
-def _seats_option(rules: Rules, value: Any, batch_size: int, name: str) -> np.ndarray:
+def _count(k: int, noun: str) -> str:
+    return f"{k} {noun}" if k == 1 else f"{k} {noun}s"
+
+
+def _seats_option(rules: Rules, value: Any, batch_size: int, one_game: bool) -> np.ndarray:
+    name = "dealer" if one_game else "dealers"
     seats = np.broadcast_to(np.asarray(value), (batch_size,)) if np.ndim(value) == 0 else np.asarray(value)
     if seats.shape != (batch_size,) or not np.issubdtype(seats.dtype, np.integer):
-        raise ValueError(f"{name} must be one seat or {batch_size} seats (integers), got {value!r}")
+        allowed = "a seat (an integer)" if one_game else f"one seat or {batch_size} seats (integers)"
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
     bad = (seats < 0) | (seats >= rules.n_players)
     if bad.any():
         raise ValueError(f"{name} {int(seats[bad][0])} is not a seat; seats are 0..{rules.n_players - 1}")
     return seats.astype(np.int64)
 
 
-def _open_cards_option(rules: Rules, value: Any, batch_size: int) -> np.ndarray:
+def _open_cards_option(rules: Rules, value: Any, batch_size: int, one_game: bool) -> np.ndarray:
+    name = "open_card" if one_game else "open_cards"
     cards = np.broadcast_to(np.asarray(value), (batch_size,)) if np.ndim(value) == 0 else np.asarray(value)
     if cards.shape != (batch_size,) or not np.issubdtype(cards.dtype, np.integer):
-        raise ValueError(f"open_card must be one card id or {batch_size} card ids, got {value!r}")
+        allowed = "a card id" if one_game else f"one card id or {batch_size} card ids"
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
     bad = ~np.isin(cards, pack_cards(rules))
     if bad.any():
-        raise ValueError(f"open_card {int(cards[bad][0])} is not in the pack for {rules.n_players} players")
+        raise ValueError(f"{name} {int(cards[bad][0])} is not in the pack for {rules.n_players} players")
     return cards.astype(np.int64)
 
 

@@ -128,22 +128,26 @@ An illegal action: the wrapped env (`env()`) ends the episode with -1 to the off
 0 to everyone else on that step (PettingZoo's TerminateIllegalWrapper: every agent is
 terminated and truncated, every mask is all zeros, and no result is made for the hand cut
 short). The infos and `env.unwrapped.result` are left as they were: empty and None in a
-hand episode; in a match episode, the last finished hand's result and its `match`
-summary, which still says `over: False` because the match was cut short, not decided.
-Rewards of that last finished hand not yet collected through `last()` still arrive. The
-raw env (`raw_env()`) raises a ValueError naming the action and the legal ones.
+hand episode and in a match's first hand; later in a match, the last finished hand's
+result and its `match` summary, which still says `over: False` because the match was cut
+short, not decided. The other agents still collect that hand's rewards through `last()`
+if they had not yet; the offender's are replaced by the -1. The raw env (`raw_env()`)
+raises a ValueError naming the action and the legal ones.
 
 Actions are integers. The raw env also takes a numpy integer, a one-element integer array
-or a torch tensor, and refuses a float or a bool with that ValueError; the wrapped env's
-AssertOutOfBoundsWrapper takes what `Discrete(53).contains` takes (Python and numpy
-integers) and stops anything else with an AssertionError.
+or a torch tensor, and refuses a float or a bool with that ValueError. The wrapped env's
+AssertOutOfBoundsWrapper stops with an AssertionError what `Discrete(53)` does not contain
+(floats, arrays, tensors); a bool passes it (an int to Gymnasium) and then fails inside
+PettingZoo's TerminateIllegalWrapper with a numpy ValueError.
 
 ## Reset options
 
 `reset(seed=..., options={"deal": [[...], ...], "dealer": d, "open_card": c})`: every
 option is optional; without them the cards come from the seed. `deal` is one list of
 card ids per seat; `dealer` a seat; `open_card` the open draw's card (`trump="open"`).
-In match episodes they set the first hand. Unknown option keys give a warning.
+In match episodes they set the first hand. Unknown option keys give a warning. A bad
+option raises a ValueError that says what is wrong, and the env stays as it was (its seed
+too).
 
 ## Version History
 
@@ -260,15 +264,14 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
     # -- reset -------------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-                raise ValueError(f"seed must be an integer 0 or more (or None), got {seed!r}")
-            self._rng = np.random.default_rng(seed)
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0):
+            raise ValueError(f"seed must be an integer 0 or more (or None), got {seed!r}")
+        rng = self._rng if seed is None else np.random.default_rng(seed)
         options = read_reset_options(options, ONE_GAME_OPTIONS)
-        deal = options.get("deal")
-        self._deal_hand(
-            deals=None if deal is None else [deal], dealer=options.get("dealer"), open_card=options.get("open_card")
-        )
+        # Deal first: a bad option raises here, leaving the env as it was (with its seed).
+        game = core.new_hand(self.rules, rng, options.get("deal"), options.get("dealer"), options.get("open_card"))
+        self._rng = rng
+        self._start_hand(game)
         self.match = MatchState.start(self.game.dealer) if self.episode == "match" else None
         self.agents = self.possible_agents[:]
         self.rewards = {agent: 0.0 for agent in self.agents}
@@ -278,8 +281,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         self.infos = {agent: {} for agent in self.agents}
         self.result = None
 
-    def _deal_hand(self, deals: Any = None, dealer: Any = None, open_card: Any = None) -> None:
-        self.game = core.new_hands(self.rules, 1, self._rng, deals=deals, dealers=dealer, open_cards=open_card)
+    def _start_hand(self, game: core.State) -> None:
+        self.game = game
         self._after_change()
 
     def _after_change(self) -> None:
@@ -361,7 +364,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         if self.match.over[0]:
             self._end_episode(last_agent)
         else:
-            self._deal_hand(dealer=self.match.dealer)
+            self._start_hand(core.new_hand(self.rules, self._rng, dealer=self.match.dealer))
 
     def _match_summary(self) -> dict[str, Any]:
         """The match so far, for the infos: scores, deals played, over, winner (None if not over)."""

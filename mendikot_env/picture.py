@@ -692,7 +692,7 @@ class RecordViewer:
         data, rules = self.record, self.rules
         deal = [[parse_card(t) for t in hand] for hand in data["deal"]]
         open_card = None if data["open_card"] is None else parse_card(data["open_card"])
-        state = core.new_hands(rules, 1, rng=0, deals=[deal], dealers=data["dealer"], open_cards=open_card)
+        state = core.new_hand(rules, rng=0, deal=deal, dealer=data["dealer"], open_card=open_card)
         actions = [
             (e["seat"], ASK_ACTION if e["action"] == "ASK" else parse_card(e["action"])) for e in data["actions"]
         ]

@@ -262,7 +262,7 @@ def replay_record(data: dict[str, Any]) -> Replay:
     deal = [[_card(t, f"deal[{s}]") for t in hand] for s, hand in enumerate(data["deal"])]
     open_card = None if data["open_card"] is None else _card(data["open_card"], "open_card")
     try:
-        state = core.new_hands(rules, 1, rng=0, deals=[deal], dealers=data["dealer"], open_cards=open_card)
+        state = core.new_hand(rules, rng=0, deal=deal, dealer=data["dealer"], open_card=open_card)
     except ValueError as error:
         raise _fail("deal", str(error)) from None
     events: list[TrickEvent] = []

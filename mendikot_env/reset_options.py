@@ -19,8 +19,9 @@ import pettingzoo
 ONE_GAME_OPTIONS = ("deal", "dealer", "open_card")  # the AEC env and MendikotGymEnv
 BATCH_OPTIONS = ("deals", "dealers", "open_cards")  # MendikotVectorEnv: core.new_hands' names
 
-_LIBRARY_CODE = tuple(os.path.dirname(module.__file__) for module in (pettingzoo, gymnasium)) + (
-    os.path.dirname(__file__),
+# Folder prefixes with a trailing separator, so that e.g. gymnasium_robotics is not one.
+_LIBRARY_CODE = tuple(
+    os.path.join(os.path.dirname(path), "") for path in (pettingzoo.__file__, gymnasium.__file__, __file__)
 )
 
 

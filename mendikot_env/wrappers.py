@@ -130,21 +130,15 @@ class MendikotGymEnv(gymnasium.Env):
         self.game: core.State | None = None
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        rng = self._rng if seed is None else np.random.default_rng(seed)
+        options = read_reset_options(options, ONE_GAME_OPTIONS)
+        # Deal first: a bad option raises here, leaving the env and its agents as they were.
+        game = core.new_hand(self.rules, rng, options.get("deal"), options.get("dealer"), options.get("open_card"))
         super().reset(seed=seed)
+        self._rng, self.game = rng, game
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
             for offset, agent in enumerate(dict.fromkeys(self.agents.values())):
                 seed_agent(agent, seed + 1 + offset)
-        options = read_reset_options(options, ONE_GAME_OPTIONS)
-        deal = options.get("deal")
-        self.game = core.new_hands(
-            self.rules,
-            1,
-            self._rng,
-            deals=None if deal is None else [deal],
-            dealers=options.get("dealer"),
-            open_cards=options.get("open_card"),
-        )
         play_others(self.game, self.encoder, self.agents, self._learner)
         return self._observation(), {"action_mask": self.action_masks()}
 
@@ -235,19 +229,16 @@ class MendikotVectorEnv(gymnasium.vector.VectorEnv):
         self.games: core.State | None = None
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        rng = self._rng if seed is None else np.random.default_rng(seed)
+        options = read_reset_options(options, BATCH_OPTIONS)
+        # Deal first: a bad option raises here, leaving the env and its agents as they were.
+        games = core.new_hands(
+            self.rules, self.num_envs, rng, options.get("deals"), options.get("dealers"), options.get("open_cards")
+        )
+        self._rng, self.games = rng, games
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
             for offset, agent in enumerate(dict.fromkeys(self.agents.values())):
                 seed_agent(agent, seed + 1 + offset)
-        options = read_reset_options(options, BATCH_OPTIONS)
-        self.games = core.new_hands(
-            self.rules,
-            self.num_envs,
-            self._rng,
-            deals=options.get("deals"),
-            dealers=options.get("dealers"),
-            open_cards=options.get("open_cards"),
-        )
         play_others(self.games, self.encoder, self.agents, self._learner)
         return self._observations(), {"action_mask": self._masks()}
 

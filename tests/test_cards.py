@@ -109,6 +109,14 @@ def test_card_sets_round_trip() -> None:
     assert unpacked[1, 0].sum() == 52 and unpacked[1, 1].nonzero()[0].tolist() == [52]
     assert (cards.pack_sets(unpacked) == sets).all()
     assert cards.popcount(sets).tolist() == [[3, 0], [52, 1]]
+    # A row of sets (the env's fast path) unpacks as the general path does, at every width.
+    row = np.ascontiguousarray(sets[:, 0])
+    for width in (1, 52, 53, 64):
+        assert np.array_equal(cards.unpack_sets(row, width), cards.unpack_sets(sets, width)[:, 0])
+        assert np.array_equal(cards.unpack_sets(row[:1], width), cards.unpack_sets(sets, width)[:1, 0])
+    for width in (0, 65):
+        with pytest.raises(ValueError, match=f"width must be 1..64 .*got {width}"):
+            cards.unpack_sets(row, width)
 
 
 def test_hand_str_groups_by_suit_high_first() -> None:

@@ -3,6 +3,7 @@ pickling and rendering."""
 
 from __future__ import annotations
 
+import copy
 import pickle
 import warnings
 from collections.abc import Callable
@@ -398,6 +399,9 @@ def test_bad_seed_or_options_are_a_clear_value_error() -> None:
         (4, lambda d: [[str(c) for c in d[0]], *d[1:]], ["integer"]),
         (4, lambda d: 5, ["4 lists (one per seat) of 13 card ids", "got 5"]),
         (4, lambda d: [None] * 4, ["4 lists (one per seat) of 13 card ids", "None"]),
+        (4, lambda d: [c for hand in d for c in hand], ["4 lists (one per seat) of 13 card ids"]),
+        (4, lambda d: [d[0]], ["the deal has 1 hand of 13 cards;", "4 players need 4 hands of 13"]),
+        (4, lambda d: np.array(d)[:3, :12], ["the deal has 3 hands of 12 cards", "4 players need 4 hands of 13"]),
     ],
     ids=[
         "wrong-counts",
@@ -409,18 +413,30 @@ def test_bad_seed_or_options_are_a_clear_value_error() -> None:
         "not-ints",
         "a-number",
         "nones",
+        "flat-list",
+        "one-hand",
+        "array-shape",
     ],
 )
 def test_malformed_deal_is_a_clear_value_error(n: int, mutate, words: list[str]) -> None:
     env = mendikot_env.env(n_players=n)
     env.reset(seed=0)
     deal = [[c for c in range(52) if int(bits) >> c & 1] for bits in env.unwrapped.game.deal[0]]
+    game, observation = env.unwrapped.game, env.observe(env.agent_selection)["observation"]
     with pytest.raises(ValueError) as info:
-        env.reset(options={"deal": mutate(deal)})
+        env.reset(seed=1, options={"deal": mutate(deal)})
     message = str(info.value)
     for word in words:
         assert word in message, message
     assert "game" not in message, message  # one deal: no batch wording
+    # The env is as it was: same hand, and its seed still drives the next reset.
+    assert env.unwrapped.game is game
+    assert np.array_equal(env.observe(env.agent_selection)["observation"], observation)
+    env.reset()
+    again = mendikot_env.env(n_players=n)
+    again.reset(seed=0)
+    again.reset()
+    assert np.array_equal(env.unwrapped.game.deal, again.unwrapped.game.deal)
 
 
 @pytest.mark.parametrize(
@@ -554,8 +570,8 @@ def test_an_illegal_action_in_a_match_leaves_the_last_finished_hands_infos() -> 
     policy = random_policy(0)
     while env.unwrapped.result is None:  # finish the first hand with legal moves
         env.step(policy(env.observe(env.agent_selection)))
-    first_result = env.unwrapped.result
-    infos_before = {agent: env.infos[agent] for agent in env.agents}
+    first_result = copy.deepcopy(env.unwrapped.result)  # copies: an in-place change must show
+    infos_before = copy.deepcopy({agent: env.infos[agent] for agent in env.agents})
     assert all(info["match"]["deals"] == 1 and not info["match"]["over"] for info in infos_before.values())
     offender = env.agent_selection
     illegal = int(np.flatnonzero(env.observe(offender)["action_mask"] == 0)[0])

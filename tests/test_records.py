@@ -111,7 +111,7 @@ def test_illegal_action_names_the_entry(band_record: dict) -> None:
         (lambda r: r["deal"][0].__setitem__(0, "1Z"), r"deal\[0\]\[0\]: cannot read '1Z' as a card"),
         (
             lambda r: r["deal"][0].__setitem__(0, r["deal"][1][0]),
-            r"deal: card\(s\) .* dealt more than once in the deal \(card \d+, \w+, is dealt to seat\(s\) \[0, 1\]\)",
+            r"deal: card\(s\) .* dealt more than once \(card \d+, \w+, is dealt to seat\(s\) \[0, 1\]\)",
         ),
         (lambda r: r["rules"].pop("trump"), r"rules: missing field\(s\) \['trump'\]"),
         (lambda r: r["deal"][2].pop(), r"deal\[2\]: expected 13 cards"),

@@ -122,6 +122,13 @@ def test_vector_env_reset_options_set_deals_dealers_and_open_cards() -> None:
         envs.reset(options={"deal": deals[0]})
     with pytest.raises(ValueError, match="the deal of game 2: seat 1 has 12 cards"):
         envs.reset(options={"deals": [deals[0], deals[1], [deals[2][0], deals[2][1][:-1], *deals[2][2:]]]})
+    # Errors name the vector env's option keys, and leave its games as they were.
+    games = envs.games
+    with pytest.raises(ValueError, match=r"dealers must be one seat or 3 seats \(integers\), got \[1, 2\]"):
+        envs.reset(seed=7, options={"dealers": [1, 2]})
+    with pytest.raises(ValueError, match="open_cards 52 is not in the pack"):
+        envs.reset(options={"open_cards": 52})
+    assert envs.games is games
 
 
 def test_vector_env_shapes_autoreset_and_rewards() -> None:
