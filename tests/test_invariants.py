@@ -301,6 +301,18 @@ def test_finished_games_ignore_their_actions(rules: Rules) -> None:
             assert np.array_equal(getattr(state, f.name), getattr(before, f.name)), f.name
 
 
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_the_seat_after_the_dealer_starts_every_hand(name: str) -> None:
+    rules = VARIANTS[name]
+    state = core.new_hands(rules, 64, 3)
+    first = (state.dealer + 1) % rules.n_players
+    assert set(state.dealer.tolist()) == set(range(rules.n_players))  # every seat deals sometimes
+    assert np.array_equal(core.first_player(state), first)
+    assert np.array_equal(state.current, first) and np.array_equal(state.leader, first)
+    if rules.trump == "band":  # the first player hides the band card
+        assert np.array_equal(state.hider, first)
+
+
 def test_copy_and_select_are_independent() -> None:
     rules = Rules(trump="band")
     rng = np.random.default_rng(11)
