@@ -137,8 +137,8 @@ raises a ValueError naming the action and the legal ones.
 Actions are integers. The raw env also takes a numpy integer, a one-element integer array
 or a torch tensor, and refuses a float or a bool with that ValueError. The wrapped env's
 AssertOutOfBoundsWrapper stops with an AssertionError what `Discrete(53)` does not contain
-(floats, arrays, tensors); a bool passes it (an int to Gymnasium) and then fails inside
-PettingZoo's TerminateIllegalWrapper with a numpy ValueError.
+(floats, one-element arrays, tensors); a bool passes it (an int to Gymnasium) and then
+fails inside PettingZoo's TerminateIllegalWrapper with a numpy ValueError.
 
 ## Reset options
 
