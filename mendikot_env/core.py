@@ -281,7 +281,7 @@ def validate_deals(rules: Rules, deals: Any, batch_size: int, one_game: bool = F
     def deal_of(g: int) -> str:
         return "the deal" if one_game else f"the deal of game {g}"
 
-    given = deals[0] if one_game else deals  # what the caller passed, for the messages
+    subject, given = ("the deal", deals[0]) if one_game else ("deals", deals)  # as the caller named and passed it
     expected = (
         f"be {n} lists (one per seat) of {h} card ids" if one_game else f"have shape (games, {n}, {h}) of card ids"
     )
@@ -306,7 +306,7 @@ def validate_deals(rules: Rules, deals: Any, batch_size: int, one_game: bool = F
                         )
         except TypeError:  # not nested lists at all (a number, None, ...)
             pass
-        raise ValueError(f"{'the deal' if one_game else 'deals'} must {expected}, got {given!r}")
+        raise ValueError(f"{subject} must {expected}, got {given!r}")
     if cards.shape != (batch_size, n, h):
         if one_game:
             raise ValueError(
@@ -317,9 +317,7 @@ def validate_deals(rules: Rules, deals: Any, batch_size: int, one_game: bool = F
             f"deals have shape {cards.shape}; {batch_size} game(s) of {n} players need shape ({batch_size}, {n}, {h})"
         )
     if not np.issubdtype(cards.dtype, np.integer):
-        raise ValueError(
-            f"{'the deal' if one_game else 'deals'} must hold integer card ids 0..51, got dtype {cards.dtype}"
-        )
+        raise ValueError(f"{subject} must hold integer card ids 0..51, got dtype {cards.dtype}")
     cards = cards.astype(np.int64)
     pack = pack_cards(rules)
     in_pack = np.isin(cards, pack)
@@ -347,12 +345,18 @@ def _count(k: int, noun: str) -> str:
     return f"{k} {noun}" if k == 1 else f"{k} {noun}s"
 
 
+def _per_game_ints(value: Any, batch_size: int, name: str, allowed: str) -> np.ndarray:
+    """(B,) integers from one value for every game or one per game; else a ValueError."""
+    values = np.broadcast_to(np.asarray(value), (batch_size,)) if np.ndim(value) == 0 else np.asarray(value)
+    if values.shape != (batch_size,) or not np.issubdtype(values.dtype, np.integer):
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+    return values
+
+
 def _seats_option(rules: Rules, value: Any, batch_size: int, one_game: bool) -> np.ndarray:
     name = "dealer" if one_game else "dealers"
-    seats = np.broadcast_to(np.asarray(value), (batch_size,)) if np.ndim(value) == 0 else np.asarray(value)
-    if seats.shape != (batch_size,) or not np.issubdtype(seats.dtype, np.integer):
-        allowed = "a seat (an integer)" if one_game else f"one seat or {batch_size} seats (integers)"
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+    allowed = "a seat (an integer)" if one_game else f"one seat or {batch_size} seats (integers)"
+    seats = _per_game_ints(value, batch_size, name, allowed)
     bad = (seats < 0) | (seats >= rules.n_players)
     if bad.any():
         raise ValueError(f"{name} {int(seats[bad][0])} is not a seat; seats are 0..{rules.n_players - 1}")
@@ -361,10 +365,8 @@ def _seats_option(rules: Rules, value: Any, batch_size: int, one_game: bool) -> 
 
 def _open_cards_option(rules: Rules, value: Any, batch_size: int, one_game: bool) -> np.ndarray:
     name = "open_card" if one_game else "open_cards"
-    cards = np.broadcast_to(np.asarray(value), (batch_size,)) if np.ndim(value) == 0 else np.asarray(value)
-    if cards.shape != (batch_size,) or not np.issubdtype(cards.dtype, np.integer):
-        allowed = "a card id" if one_game else f"one card id or {batch_size} card ids"
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+    allowed = "a card id" if one_game else f"one card id or {batch_size} card ids"
+    cards = _per_game_ints(value, batch_size, name, allowed)
     bad = ~np.isin(cards, pack_cards(rules))
     if bad.any():
         raise ValueError(f"{name} {int(cards[bad][0])} is not in the pack for {rules.n_players} players")

@@ -168,7 +168,7 @@ from .cards import NUM_ACTIONS, action_index, set_to_cards, unpack_sets
 from .match import MatchState, team_rewards
 from .observation import ObservationEncoder, encode_state, state_layout
 from .render import render_text
-from .reset_options import ONE_GAME_OPTIONS, read_reset_options, warn_caller
+from .reset_options import deal_for_reset, warn_caller
 from .rules import Rules, resolve_rules
 
 REWARD_MODES = ("win", "points")
@@ -267,9 +267,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0):
             raise ValueError(f"seed must be an integer 0 or more (or None), got {seed!r}")
         rng = self._rng if seed is None else np.random.default_rng(seed)
-        options = read_reset_options(options, ONE_GAME_OPTIONS)
-        # Deal first: a bad option raises here, leaving the env as it was (with its seed).
-        game = core.new_hand(self.rules, rng, options.get("deal"), options.get("dealer"), options.get("open_card"))
+        game = deal_for_reset(self.rules, rng, options)  # first: a bad option leaves the env as it was
         self._rng = rng
         self._start_hand(game)
         self.match = MatchState.start(self.game.dealer) if self.episode == "match" else None

@@ -1,6 +1,7 @@
-"""Reset options of the envs: one reader for the AEC env and the Gymnasium views.
+"""Reset options of the envs: one reader and dealer for the AEC env and the Gymnasium views.
 
-An unknown key warns rather than raises (PettingZoo's ``api_test`` passes one), and the
+The options are the deal functions' keywords: ``core.new_hand``'s for one game, and
+``core.new_hands``' for a batch. An unknown key warns rather than raises (PettingZoo's ``api_test`` passes one), and the
 warning points at the caller's line, past PettingZoo's, Gymnasium's and this package's
 frames, so users see where they passed it.
 """
@@ -14,10 +15,14 @@ from collections.abc import Mapping
 from typing import Any
 
 import gymnasium
+import numpy as np
 import pettingzoo
 
-ONE_GAME_OPTIONS = ("deal", "dealer", "open_card")  # the AEC env and MendikotGymEnv
-BATCH_OPTIONS = ("deals", "dealers", "open_cards")  # MendikotVectorEnv: core.new_hands' names
+from . import core
+from .rules import Rules
+
+ONE_GAME_OPTIONS = ("deal", "dealer", "open_card")  # the AEC env and MendikotGymEnv: core.new_hand's
+BATCH_OPTIONS = ("deals", "dealers", "open_cards")  # MendikotVectorEnv: core.new_hands'
 
 # Folder prefixes with a trailing separator, so that e.g. gymnasium_robotics is not one.
 _LIBRARY_CODE = tuple(
@@ -43,3 +48,18 @@ def read_reset_options(options: Mapping[str, Any] | None, known: tuple[str, ...]
     if unknown:
         warn_caller(f"unknown reset option(s) {unknown} ignored; known options are {list(known)}")
     return options
+
+
+def deal_for_reset(
+    rules: Rules, rng: np.random.Generator, options: Mapping[str, Any] | None, num_games: int | None = None
+) -> core.State:
+    """New hands from a reset's ``options``: one game (``num_games`` None) or a batch.
+
+    Raises the deal's ValueError for a bad option before the caller changes anything.
+    """
+    known = ONE_GAME_OPTIONS if num_games is None else BATCH_OPTIONS
+    given = read_reset_options(options, known)
+    chosen = {name: given.get(name) for name in known}
+    if num_games is None:
+        return core.new_hand(rules, rng, **chosen)
+    return core.new_hands(rules, num_games, rng, **chosen)

@@ -29,7 +29,7 @@ from .cards import NUM_ACTIONS, action_index, unpack_sets
 from .match import team_rewards
 from .observation import ObservationEncoder
 from .render import render_text
-from .reset_options import BATCH_OPTIONS, ONE_GAME_OPTIONS, read_reset_options
+from .reset_options import deal_for_reset
 from .rules import Rules, resolve_rules
 
 ILLEGAL_REWARD = -1.0
@@ -83,6 +83,13 @@ def play_others(state: core.State, encoder: ObservationEncoder, agents: dict[int
         core.step(state, actions, active=waiting)
 
 
+def _seed_agents(agents: dict[int, Agent], seed: int | None) -> None:
+    """Seed each distinct seat agent from the env's seed (seed + 1, + 2, ...); None leaves them."""
+    if seed is not None:
+        for offset, agent in enumerate(dict.fromkeys(agents.values())):
+            seed_agent(agent, seed + 1 + offset)
+
+
 class MendikotGymEnv(gymnasium.Env):
     """One learner (a seat or a team) against agents on the other seats.
 
@@ -131,14 +138,10 @@ class MendikotGymEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         rng = self._rng if seed is None else np.random.default_rng(seed)
-        options = read_reset_options(options, ONE_GAME_OPTIONS)
-        # Deal first: a bad option raises here, leaving the env and its agents as they were.
-        game = core.new_hand(self.rules, rng, options.get("deal"), options.get("dealer"), options.get("open_card"))
+        game = deal_for_reset(self.rules, rng, options)  # first: a bad option leaves the env as it was
         super().reset(seed=seed)
         self._rng, self.game = rng, game
-        if seed is not None:
-            for offset, agent in enumerate(dict.fromkeys(self.agents.values())):
-                seed_agent(agent, seed + 1 + offset)
+        _seed_agents(self.agents, seed)
         play_others(self.game, self.encoder, self.agents, self._learner)
         return self._observation(), {"action_mask": self.action_masks()}
 
@@ -230,15 +233,9 @@ class MendikotVectorEnv(gymnasium.vector.VectorEnv):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         rng = self._rng if seed is None else np.random.default_rng(seed)
-        options = read_reset_options(options, BATCH_OPTIONS)
-        # Deal first: a bad option raises here, leaving the env and its agents as they were.
-        games = core.new_hands(
-            self.rules, self.num_envs, rng, options.get("deals"), options.get("dealers"), options.get("open_cards")
-        )
+        games = deal_for_reset(self.rules, rng, options, self.num_envs)  # first, as MendikotGymEnv
         self._rng, self.games = rng, games
-        if seed is not None:
-            for offset, agent in enumerate(dict.fromkeys(self.agents.values())):
-                seed_agent(agent, seed + 1 + offset)
+        _seed_agents(self.agents, seed)
         play_others(self.games, self.encoder, self.agents, self._learner)
         return self._observations(), {"action_mask": self._masks()}
 
