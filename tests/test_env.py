@@ -16,6 +16,7 @@ from support import BAND_HANDS, LAST_CARD_HANDS, SCRIPT6, SCRIPT13, SWEEP_HANDS,
 
 import mendikot_env
 from mendikot_env import core, mendikot_v0
+from mendikot_env.analysis import deal_cards
 from mendikot_env.observation import ObservationEncoder
 from mendikot_env.rules import Rules
 
@@ -346,7 +347,7 @@ def test_options_replay_the_same_deal(rules: str) -> None:
     env = mendikot_env.env(rules)
     env.reset(seed=6)
     raw = env.unwrapped
-    deal = [[c for c in range(52) if int(bits) >> c & 1] for bits in raw.game.deal[0]]
+    deal = deal_cards(raw.game)[0].tolist()
     options = {"deal": deal, "dealer": int(raw.game.dealer[0])}
     if rules == "open":
         options["open_card"] = int(raw.game.open_card[0])
@@ -421,7 +422,7 @@ def test_bad_seed_or_options_are_a_clear_value_error() -> None:
 def test_malformed_deal_is_a_clear_value_error(n: int, mutate, words: list[str]) -> None:
     env = mendikot_env.env(n_players=n)
     env.reset(seed=0)
-    deal = [[c for c in range(52) if int(bits) >> c & 1] for bits in env.unwrapped.game.deal[0]]
+    deal = deal_cards(env.unwrapped.game)[0].tolist()
     game, observation = env.unwrapped.game, env.observe(env.agent_selection)["observation"]
     with pytest.raises(ValueError) as info:
         env.reset(seed=1, options={"deal": mutate(deal)})

@@ -14,6 +14,7 @@ import pytest
 from support import ROTATIONS, VARIANTS
 
 from mendikot_env import core
+from mendikot_env.analysis import deal_cards
 from mendikot_env.cards import ASK_ACTION, CARD_BITS, SUIT_MASKS, TENS_MASK, set_to_cards
 from mendikot_env.rules import Rules
 
@@ -359,10 +360,6 @@ def test_illegal_action_is_a_value_error_naming_the_game_action_and_legal_ones()
         core.step(state, np.zeros(3, dtype=np.int64))  # wrong batch size
 
 
-def _deals_of(state: core.State) -> list[list[list[int]]]:
-    return [[set_to_cards(int(bits)) for bits in game] for game in state.deal]
-
-
 @pytest.mark.parametrize(
     ("mutate", "words"),
     [
@@ -379,7 +376,7 @@ def _deals_of(state: core.State) -> list[list[list[int]]]:
     ids=["missing-game", "missing-hand", "short-hand", "out-of-range", "duplicate", "a-number"],
 )
 def test_malformed_batched_deals_name_the_game(mutate, words: list[str]) -> None:
-    deals = _deals_of(core.new_hands(Rules(), 3, 0))
+    deals = deal_cards(core.new_hands(Rules(), 3, 0)).tolist()
     with pytest.raises(ValueError) as info:
         core.new_hands(Rules(), 3, 1, deals=mutate(deals))
     for word in words:

@@ -22,6 +22,7 @@ from support import VARIANTS, reference_games
 
 import mendikot_env
 from mendikot_env import core
+from mendikot_env.analysis import deal_cards
 from mendikot_env.observation import (
     ObservationEncoder,
     encode_state,
@@ -630,7 +631,7 @@ def test_env_observations_do_not_depend_on_hidden_cards() -> None:
     # the same first observation, seats 2 and 3 do not.
     env = mendikot_env.env()
     env.reset(seed=0)
-    deal = [[c for c in range(52) if int(bits) >> c & 1] for bits in env.unwrapped.game.deal[0]]
+    deal = deal_cards(env.unwrapped.game)[0].tolist()
     other = [list(hand) for hand in deal]
     other[2][0], other[3][0] = deal[3][0], deal[2][0]
     seen = []

@@ -12,6 +12,7 @@ from pettingzoo.test import seed_test
 
 import mendikot_env
 from mendikot_env import core
+from mendikot_env.analysis import deal_cards
 from mendikot_env.observation import ObservationEncoder, encode_state
 from mendikot_env.rules import Rules
 
@@ -75,7 +76,7 @@ def test_explicit_dealer_or_open_card_does_not_change_the_cards(rules: Rules) ->
     per_game = core.new_hands(rules, 20, 9, dealers=np.arange(20) % rules.n_players)
     assert np.array_equal(free.deal, per_game.deal)
     assert per_game.dealer.tolist() == (np.arange(20) % rules.n_players).tolist()
-    deals = [[[c for c in range(52) if int(b) >> c & 1] for b in game] for game in free.deal]
+    deals = deal_cards(free).tolist()
     given_deal = core.new_hands(rules, 20, 9, deals=deals)
     assert np.array_equal(free.deal, given_deal.deal) and np.array_equal(free.dealer, given_deal.dealer)
     if rules.trump == "open":

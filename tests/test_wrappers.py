@@ -9,7 +9,7 @@ from gymnasium.vector import AutoresetMode
 
 from agents import RandomAgent, make, masked_uniform
 from mendikot_env import Rules
-from mendikot_env.cards import set_to_cards
+from mendikot_env.analysis import deal_cards
 from mendikot_env.wrappers import MendikotGymEnv, MendikotVectorEnv
 
 CONFIGS = [
@@ -98,9 +98,9 @@ def test_gym_env_reset_options_replay_a_deal_and_seed_opponents() -> None:
 def test_gym_env_reset_options_set_the_deal_and_dealer_and_warn_on_unknown_keys() -> None:
     env = MendikotGymEnv()
     env.reset(seed=1)
-    deal = [set_to_cards(int(bits)) for bits in env.game.deal[0]]
+    deal = deal_cards(env.game)[0].tolist()
     first, _ = env.reset(seed=2, options={"deal": deal, "dealer": 3})
-    assert [set_to_cards(int(bits)) for bits in env.game.deal[0]] == deal and int(env.game.dealer[0]) == 3
+    assert deal_cards(env.game)[0].tolist() == deal and int(env.game.dealer[0]) == 3
     again, _ = env.reset(seed=9, options={"deal": deal, "dealer": 3})
     assert np.array_equal(first, again)  # seat 0 leads: nobody acted before the learner
     with pytest.warns(UserWarning, match=r"unknown reset option\(s\) \['dael'\] ignored; known options are") as caught:
@@ -113,7 +113,7 @@ def test_gym_env_reset_options_set_the_deal_and_dealer_and_warn_on_unknown_keys(
 def test_vector_env_reset_options_set_deals_dealers_and_open_cards() -> None:
     envs = MendikotVectorEnv(3, "open")
     envs.reset(seed=0)
-    deals = [[set_to_cards(int(bits)) for bits in game] for game in envs.games.deal]
+    deals = deal_cards(envs.games).tolist()
     same = [deals[0]] * 3
     obs, _ = envs.reset(seed=4, options={"deals": same, "dealers": 3, "open_cards": [0, 0, 13]})
     assert (envs.games.dealer == 3).all() and envs.games.trump.tolist() == [0, 0, 1]
