@@ -7,7 +7,7 @@ that a bug in the package's parser cannot hide a bug in a golden test.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 from reference import ReferenceGame
@@ -188,3 +188,21 @@ LAST_CARD_HANDS = [
 
 # One suit per seat; with open trump spades (seat 0 holds them all) seat 0 takes every trick.
 SWEEP_HANDS = [h("S AKQJT98765432"), h("C AKQJT98765432"), h("D AKQJT98765432"), h("H AKQJT98765432")]
+
+
+# ------------------------------------------------------------------ driving the AEC env
+
+
+def random_policy(seed: int) -> Callable[[dict], int]:
+    rng = np.random.default_rng(seed)
+    return lambda obs: int(rng.choice(np.flatnonzero(obs["action_mask"])))
+
+
+def play_episode(env, policy: Callable[[dict], int]) -> list[tuple]:
+    """Play to the end (agents stepped with None once done); return (agent, reward, term, info) per turn."""
+    out = []
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        out.append((agent, reward, term, info))
+        env.step(None if term or trunc else policy(obs))
+    return out

@@ -6,13 +6,22 @@ from __future__ import annotations
 import copy
 import pickle
 import warnings
-from collections.abc import Callable
 
 import numpy as np
 import pytest
 from gymnasium import spaces
 from pettingzoo.test import api_test, render_test, state_test
-from support import BAND_HANDS, LAST_CARD_HANDS, SCRIPT6, SCRIPT13, SWEEP_HANDS, card, scripted_hands
+from support import (
+    BAND_HANDS,
+    LAST_CARD_HANDS,
+    SCRIPT6,
+    SCRIPT13,
+    SWEEP_HANDS,
+    card,
+    play_episode,
+    random_policy,
+    scripted_hands,
+)
 
 import mendikot_env
 from mendikot_env import core, mendikot_v0
@@ -35,21 +44,6 @@ API_CASES = [
 def lowest_card(obs: dict) -> int:
     """The lowest legal card (never asking)."""
     return int(np.flatnonzero(obs["action_mask"][:52])[0])
-
-
-def random_policy(seed: int) -> Callable[[dict], int]:
-    rng = np.random.default_rng(seed)
-    return lambda obs: int(rng.choice(np.flatnonzero(obs["action_mask"])))
-
-
-def play_episode(env, policy: Callable[[dict], int]) -> list[tuple]:
-    """Play to the end (agents stepped with None once done); return (agent, reward, term, info) per turn."""
-    out = []
-    for agent in env.agent_iter():
-        obs, reward, term, trunc, info = env.last()
-        out.append((agent, reward, term, info))
-        env.step(None if term or trunc else policy(obs))
-    return out
 
 
 # =========================================================================== PettingZoo tests
