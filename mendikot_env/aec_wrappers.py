@@ -13,6 +13,7 @@ is PettingZoo's code, and ``isinstance`` checks against PettingZoo's classes sti
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any
 
 from pettingzoo import AECEnv
@@ -23,17 +24,17 @@ HOT_ATTRIBUTES = ("agents", "agent_selection", "rewards", "terminations", "trunc
 
 
 def _forwarded(name: str) -> property:
-    """A property that reads and writes ``name`` on the raw env."""
+    """A property that reads and writes ``name`` on the raw env.
 
-    def get(self: Any) -> Any:
-        # Before reset the raw env has none of them: the AttributeError sends Python on to
-        # the wrapper's __getattr__, which raises PettingZoo's own "before reset" error.
-        return getattr(self._raw_env, name)
+    The getter is an ``attrgetter`` (C code, no Python frame). Before reset the raw env has
+    none of these attributes: its AttributeError sends Python on to the wrapper's
+    ``__getattr__``, which raises PettingZoo's own "cannot be accessed before reset" error.
+    """
 
     def set_(self: Any, value: Any) -> None:
         setattr(self._raw_env, name, value)
 
-    return property(get, set_, doc=f"The raw env's ``{name}``.")
+    return property(attrgetter(f"_raw_env.{name}"), set_, doc=f"The raw env's ``{name}``.")
 
 
 class _DirectAttributes:
