@@ -440,17 +440,44 @@ def step(state: State, actions: Any, check: bool = True, active: np.ndarray | No
         if actions.ndim != 0:
             raise ValueError(f"step needs one action per game: shape ({B},), got {actions.shape}")
         actions = np.broadcast_to(actions, (B,))
-    live = state.phase != OVER
     if active is not None:
-        live = live & np.asarray(active, dtype=bool)
+        active = np.asarray(active, dtype=bool)
+        if active.shape != (B,):
+            raise ValueError(f"active needs one bool per game: shape ({B},), got {active.shape}")
     if check:
-        _check_actions(state, actions, live)
+        _check_actions(state, actions, _live(state, active))
     if actions.dtype != np.int64:
         actions = actions.astype(np.int64)
-    if np.count_nonzero(live) < B or np.count_nonzero(state.phase == HIDE) or np.count_nonzero(actions == ASK_ACTION):
-        _step_special(state, actions, live)
-    else:
+    if _all_plain_plays(state, actions, active):
         _play(state, slice(None), _rows(B), actions)
+    else:
+        _step_special(state, actions, _live(state, active))
+
+
+def _live(state: State, active: np.ndarray | None) -> np.ndarray:
+    """(B,) bool: the games that take their action (not over, and active if given)."""
+    live = state.phase != OVER
+    return live if active is None else live & active
+
+
+def _all_plain_plays(state: State, actions: np.ndarray, active: np.ndarray | None) -> bool:
+    """Whether every game plays a card now (none over, inactive, hiding or asking): the
+    fast path of :func:`step`, on the whole batch at once."""
+    if state.batch_size <= 8:
+        # A few games (the AEC env's one): Python lists answer in a fraction of the
+        # microseconds numpy's comparisons and counts cost on tiny arrays.
+        phases = state.phase.tolist()
+        return (
+            OVER not in phases
+            and HIDE not in phases
+            and ASK_ACTION not in actions.tolist()
+            and (active is None or bool(active.all()))
+        )
+    return not (
+        np.count_nonzero(_live(state, active)) < state.batch_size
+        or np.count_nonzero(state.phase == HIDE)
+        or np.count_nonzero(actions == ASK_ACTION)
+    )
 
 
 def _step_special(state: State, actions: np.ndarray, live: np.ndarray) -> None:

@@ -421,3 +421,34 @@ def test_tens_and_tricks_at_the_end_of_every_player_count_batch_of_one(n: int) -
             tracker.before_step(state, actions)
             core.step(state, actions)
         check_results(state, tracker)
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_small_batches_step_exactly_as_large_ones(name: str) -> None:
+    """step() looks for its whole-batch fast path on Python lists at up to 8 games and with
+    numpy above: 8 games stepped alone and the same 8 twice over in a batch of 16 stay equal
+    through hides, asks, games over before others, and inactive games."""
+    rules = VARIANTS[name]
+    rng = np.random.default_rng([77, sorted(VARIANTS).index(name)])
+    small = core.new_hands(rules, 8, rng)
+    large = small.select(np.r_[0:8, 0:8])
+    paths = set()
+    while not small.done.all():
+        actions = core.random_legal_actions(core.legal_bits(small), rng)
+        active = rng.random(8) < 0.9 if rng.random() < 0.3 else None
+        paths.add(core._all_plain_plays(small, actions, active))
+        core.step(small, actions, active=active)
+        core.step(large, np.tile(actions, 2), active=None if active is None else np.tile(active, 2))
+        for f in dataclasses.fields(small):
+            if f.name != "rules":
+                assert np.array_equal(getattr(large, f.name)[:8], getattr(small, f.name)), f.name
+                assert np.array_equal(getattr(large, f.name)[8:], getattr(small, f.name)), f.name
+    assert paths == {True, False}
+
+
+def test_step_refuses_an_active_mask_of_the_wrong_shape() -> None:
+    state = core.new_hands(Rules(), 3, 0)
+    actions = core.random_legal_actions(core.legal_bits(state), np.random.default_rng(0))
+    for active in (np.ones(2, bool), np.ones(4, bool), True):
+        with pytest.raises(ValueError, match=r"active needs one bool per game: shape \(3,\)"):
+            core.step(state, actions, active=active)
