@@ -33,6 +33,7 @@ from .cards import (
     ASK_ACTION,
     ASK_BIT,
     CARD_BITS,
+    FULL_PACK,
     NUM_ACTIONS,
     NUM_CARDS,
     NUM_RANKS,
@@ -61,6 +62,9 @@ NO_SUIT = -1
 # suit needs no branch: SUIT_SETS[-1] == 0 and CARD_SETS[-1] == 0.
 SUIT_SETS = np.append(SUIT_MASKS, np.uint64(0))
 CARD_SETS = np.append(CARD_BITS, np.uint64(0))
+# The cards a seat must play from if it holds any: the led suit, or (index -1, leading)
+# every card; legal_bits reads the leader's case from the same lookup as a follower's.
+MUST_PLAY_FROM = np.append(SUIT_MASKS, FULL_PACK)
 
 
 class IllegalActionError(ValueError):
@@ -388,14 +392,14 @@ def legal_bits(state: State) -> np.ndarray:
     # (empty) hand, and the result is masked to 0 below.
     hand = state.hands.reshape(-1)[_rows(state.batch_size) * rules.n_players + state.current]
     led = state.led_suit
-    follow = hand & SUIT_SETS[led]
-    free = hand
+    must = hand & MUST_PLAY_FROM[led]  # the led suit held, or the whole hand when leading
+    free = hand  # a follower who cannot follow
     if rules.trump == "band":
         trumps = hand & SUIT_SETS[state.trump]
         free = np.where(state.duty & (trumps != 0), trumps, hand)
         if rules.reveal == "ask":
             free = free | (ASK_BIT * (state.face_down >= 0))
-    bits = np.where(follow != 0, follow, np.where(led < 0, hand, free))
+    bits = np.where(must != 0, must, free)
     return bits * (state.phase != OVER)
 
 

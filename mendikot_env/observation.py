@@ -329,7 +329,7 @@ class ObservationEncoder:
                 small |= 1 << first + value
         planes += [small >> shift & _WORD for shift in self._small_shifts]
         out[0] = unpack_sets(np.array(planes, dtype=np.uint64), 64).reshape(-1).take(self._one_game_bits)
-        out[0, self._scalar_index] = self._one_game_scalars(state, seat)
+        out[0].put(self._scalar_index, self._one_game_scalars(state, seat))  # put: half the cost of out[0, index] =
         if match_score is not None:
             self._write_match_score(match_score, self._teams_from[seat : seat + 1], out)
         return out
