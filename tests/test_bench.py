@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from mendikot_env.cli import main
+from mendikot_env.commands import bench, bench_instructions
 from mendikot_env.commands.bench import core_rate, training_rate, update_rate
 from mendikot_env.rules import Rules
 
@@ -44,3 +46,58 @@ def test_update_rate_steps_the_optimiser_over_collected_samples(monkeypatch: pyt
     monkeypatch.setattr(torch.optim.Adam, "step", lambda self, *a, **k: steps.append(1) or real(self, *a, **k))
     assert update_rate(Rules(), seconds=0.01) > 0
     assert len(steps) >= 2  # the warm-up pass and at least one timed pass, each of whole minibatches
+
+
+# ------------------------------------------------------------------ --instructions
+
+
+def test_replay_plays_the_same_planned_hands_through_every_measure() -> None:
+    rules = Rules()
+    for measure in ("core", "core+obs"):
+        assert bench_instructions.replay(rules, measure, 3) == 3 * 52
+    for measure in ("raw", "wrapped"):  # the raw env would raise on an action off the plan
+        assert bench_instructions.replay(rules, measure, 3) == 3 * (52 + 4)  # + every agent's None step
+    band = Rules.preset("band")
+    assert bench_instructions.replay(band, "core", 3) > 3 * 53  # the hide, and some asks
+    with pytest.raises(ValueError, match=r"measure 'aec' is not one of \['core', 'core\+obs', 'raw', 'wrapped'\]"):
+        bench_instructions.replay(rules, "aec", 1)
+
+
+def test_instructions_per_step_subtracts_the_smaller_run() -> None:
+    calls: list[int] = []
+
+    def fake_count(rules: Rules, measure: str, hands: int) -> tuple[int, int]:
+        calls.append(hands)
+        return 1_000_000 + 700 * 56 * hands, 56 * hands
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bench_instructions, "count", fake_count)
+        assert bench_instructions.instructions_per_step(Rules(), "raw", hands=4) == 700
+    assert calls == [4, 8]
+
+
+def test_a_failed_or_missing_valgrind_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert bench_instructions.parse_counts("steps 312\n", "==1== Collected : 123456\n", 0) == (123456, 312)
+    with pytest.raises(RuntimeError, match=r"(?s)exit status 1.*\nModuleNotFoundError: no module"):
+        bench_instructions.parse_counts("", "Traceback...\nModuleNotFoundError: no module", 1)
+    monkeypatch.setattr(bench_instructions.shutil, "which", lambda name: None)
+    with pytest.raises(RuntimeError, match="needs valgrind on the PATH"):
+        bench_instructions.count(Rules(), "core", 1)
+
+
+def test_bench_instructions_prints_a_row_per_measure(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.setattr(bench, "instructions_per_step", lambda rules, measure: 1000.0 * len(measure))
+    assert main(["bench", "--instructions", "--rules", "band"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "trump='band'" in lines[0] and "instructions/step" in lines[1]
+    assert lines[2:] == [
+        f"{label:<34}{1:>6}{1000 * len(measure):>26,}" for measure, label in bench_instructions.MEASURES.items()
+    ]
+
+
+def test_callgrind_counts_the_same_work_the_same() -> None:
+    """The real thing, once: two runs of the same replay under valgrind agree closely."""
+    first, steps = bench_instructions.count(Rules(), "core", 1)
+    again, steps_again = bench_instructions.count(Rules(), "core", 1)
+    assert steps == steps_again == 52
+    assert abs(first - again) < 0.001 * first

@@ -18,6 +18,7 @@ from ..env import raw_env
 from ..observation import ObservationEncoder
 from ..rules import Rules
 from ..training.args import PRECISIONS, Args
+from .bench_instructions import MEASURES, instructions_per_step
 from .common import add_rules_arguments, positive_float, positive_int, rules_from_args
 
 
@@ -32,6 +33,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--training",
         action="store_true",
         help="instead: experience collection and update of the trainer (needs torch) at its default batch",
+    )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="instead: instructions per step at B = 1 counted by valgrind (steady where timings drift; a few minutes)",
     )
     parser.add_argument(
         "--precision",
@@ -190,6 +196,11 @@ def run(args: argparse.Namespace) -> int:
             )
         rate = update_rate(rules, args.seconds, args.precision)
         print(f"{'update (forward, backward, Adam)':<32} {rate:>9,.0f} samples/s  (minibatch {Args().minibatch})")
+        return 0
+    if args.instructions:
+        print(f"{'measure (valgrind callgrind)':<34}{'B':>6}{'instructions/step':>26}")
+        for measure, label in MEASURES.items():
+            print(f"{label:<34}{1:>6}{instructions_per_step(rules, measure):>26,.0f}", flush=True)
         return 0
     print(f"{'measure':<34}{'B':>6}{'hands/s':>12}{'plays/s':>14}")
     for observe in (False, True):
