@@ -6,9 +6,11 @@ the raw env's ``agents``, ``agent_selection``, ``rewards``, ``terminations``,
 ``truncations``, ``infos`` and ``_cumulative_rewards`` through ``__getattr__``, one failed
 lookup per layer: about 36 such calls per agent step, a sixth of a wrapped step. The
 classes here are PettingZoo's own, subclassed only to read those attributes from the raw
-env directly (and write them there). Everything else, the illegal-move handling, the
-bounds check and the order checks (such as the "cannot be accessed before reset" error),
-is PettingZoo's code, and ``isinstance`` checks against PettingZoo's classes still hold.
+env directly, and to write them there: setting ``env.agent_selection`` on the wrapper sets
+the raw env's, where PettingZoo's wrapper would keep a copy of its own that shadows it.
+Everything else, the illegal-move handling, the bounds check and the order checks (the
+"cannot be accessed before reset" errors included), is PettingZoo's behaviour, and
+``isinstance`` checks against PettingZoo's classes still hold.
 """
 
 from __future__ import annotations
@@ -21,44 +23,64 @@ from pettingzoo.utils import wrappers
 
 # Read by last(), agent_iter() and the wrappers' step() and observe() on every agent step.
 HOT_ATTRIBUTES = ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos", "_cumulative_rewards")
+# Those OrderEnforcingWrapper refuses before its reset() (PettingZoo's list, less num_agents).
+REFUSED_BEFORE_RESET = frozenset(HOT_ATTRIBUTES) - {"_cumulative_rewards"}
 
 
-def _forwarded(name: str) -> property:
-    """A property that reads and writes ``name`` on the raw env.
+def _forwarded(name: str, order_checked: bool) -> property:
+    """A property that reads and writes ``name`` on the env that holds it (``_source_env``).
 
-    The getter is an ``attrgetter`` (C code, no Python frame). Before reset the raw env has
-    none of these attributes: its AttributeError sends Python on to the wrapper's
-    ``__getattr__``, which raises PettingZoo's own "cannot be accessed before reset" error.
+    The getter is an ``attrgetter`` (C code, no Python frame), except on the
+    OrderEnforcingWrapper for the attributes it refuses before reset. Either way an
+    AttributeError sends Python on to the wrapper's ``__getattr__``, which raises
+    PettingZoo's own error ("cannot be accessed before reset").
     """
 
     def set_(self: Any, value: Any) -> None:
-        setattr(self._raw_env, name, value)
+        setattr(self._source_env, name, value)
 
-    return property(attrgetter(f"_raw_env.{name}"), set_, doc=f"The raw env's ``{name}``.")
+    read = attrgetter(f"_source_env.{name}")
+
+    def read_after_reset(self: Any) -> Any:
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return read(self)
+
+    return property(read_after_reset if order_checked else read, set_, doc=f"The wrapped env's ``{name}``.")
 
 
 class _DirectAttributes:
-    """Mixin: HOT_ATTRIBUTES as properties of the raw env (set below)."""
+    """Mixin: HOT_ATTRIBUTES as properties of the env that holds them (set below).
+
+    That env is the raw env when the layers below are ours (as in ``env()``); below any
+    other wrapper it is that wrapper, so a wrapper that keeps its own ``rewards`` (reward
+    shaping, say) is read as PettingZoo's forwarding would read it.
+    """
 
     def __init__(self, env: AECEnv, *args: Any, **kwargs: Any) -> None:
         super().__init__(env, *args, **kwargs)  # type: ignore[call-arg]
-        self._raw_env = env.unwrapped
+        self._source_env = env._source_env if isinstance(env, _DirectAttributes) else env
+
+
+class _DirectAttributesAfterReset(_DirectAttributes):
+    """The same, with OrderEnforcingWrapper's check that its own reset() came first."""
 
 
 for _name in HOT_ATTRIBUTES:
-    setattr(_DirectAttributes, _name, _forwarded(_name))
+    setattr(_DirectAttributes, _name, _forwarded(_name, order_checked=False))
+    setattr(_DirectAttributesAfterReset, _name, _forwarded(_name, _name in REFUSED_BEFORE_RESET))
 
 
 class TerminateIllegalWrapper(_DirectAttributes, wrappers.TerminateIllegalWrapper):
-    """PettingZoo's TerminateIllegalWrapper, reading the per-step attributes from the raw env."""
+    """PettingZoo's TerminateIllegalWrapper, reading the per-step attributes directly."""
 
 
 class AssertOutOfBoundsWrapper(_DirectAttributes, wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's AssertOutOfBoundsWrapper, reading the per-step attributes from the raw env."""
+    """PettingZoo's AssertOutOfBoundsWrapper, reading the per-step attributes directly."""
 
 
-class OrderEnforcingWrapper(_DirectAttributes, wrappers.OrderEnforcingWrapper):
-    """PettingZoo's OrderEnforcingWrapper, reading the per-step attributes from the raw env."""
+class OrderEnforcingWrapper(_DirectAttributesAfterReset, wrappers.OrderEnforcingWrapper):
+    """PettingZoo's OrderEnforcingWrapper, reading the per-step attributes directly."""
 
     def __str__(self) -> str:
         # PettingZoo prints the inner env for its own class only; keep "mendikot_v0".

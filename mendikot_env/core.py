@@ -392,7 +392,9 @@ def legal_bits(state: State) -> np.ndarray:
     # (empty) hand, and the result is masked to 0 below.
     hand = state.hands.reshape(-1)[_rows(state.batch_size) * rules.n_players + state.current]
     led = state.led_suit
-    must = hand & MUST_PLAY_FROM[led]  # the led suit held, or the whole hand when leading
+    # The led suit held, or the whole hand when leading (a leader's hand is never empty
+    # before the end: the last card's band reveal comes first, so asking never leads).
+    must = hand & MUST_PLAY_FROM[led]
     free = hand  # a follower who cannot follow
     if rules.trump == "band":
         trumps = hand & SUIT_SETS[state.trump]
@@ -437,6 +439,7 @@ def step(state: State, actions: Any, check: bool = True, active: np.ndarray | No
     Raises:
         IllegalActionError: naming the first game with an illegal action, the action
             and the legal ones; the state is left unchanged.
+        ValueError: ``actions`` or ``active`` not one per game.
     """
     B = state.batch_size
     actions = np.asarray(actions)

@@ -22,7 +22,7 @@ and every variant are in RULES.md; all of them are fields of :class:`mendikot_en
 Agents `player_k` are seats in the order of play: `player_{k+1}` plays after
 `player_k`, and seat `k` is on team `k % 2`. The env runs on the batched numpy core
 (`mendikot_env.core`) with a batch of one; the agents, the arena and training run the
-same core on thousands of games. A step with its observation takes 120 to 200
+same core on thousands of games. A step with its observation takes 130 to 250
 microseconds on one core (`mendikot bench` measures it); for throughput use
 `MendikotVectorEnv` or the core itself.
 
@@ -183,7 +183,7 @@ EPISODE_MODES = ("hand", "match")
 
 
 def env(rules: Rules | str | dict[str, Any] | None = None, **kwargs: Any) -> AECEnv:
-    """The Mendikot AEC env with PettingZoo's standard classic wrappers.
+    """The Mendikot AEC env in PettingZoo's classic wrappers (see ``mendikot_env.aec_wrappers``).
 
     Args:
         rules: a Rules, a preset name or a dict of fields (None: the standard game).

@@ -13,6 +13,7 @@ from pettingzoo.utils.wrappers.base import BaseWrapper
 from support import play_episode, random_policy
 
 import mendikot_env
+from mendikot_env import aec_wrappers
 from mendikot_env.aec_wrappers import HOT_ATTRIBUTES
 
 
@@ -47,7 +48,7 @@ def test_no_attribute_goes_through_getattr_during_play(rules: str, monkeypatch: 
     assert not [name for name in calls if name in HOT_ATTRIBUTES]
 
 
-def test_every_layer_reads_and_writes_the_raw_envs_attributes() -> None:
+def test_every_layer_reads_and_writes_the_source_envs_attributes() -> None:
     env = mendikot_env.env()
     env.reset(seed=1)
     raw = env.unwrapped
@@ -70,8 +71,42 @@ def test_before_reset_the_order_wrapper_refuses_as_pettingzoo_does() -> None:
     assert env.agents == env.unwrapped.possible_agents
 
 
+def test_the_order_check_is_the_wrappers_own_reset_not_the_raw_envs() -> None:
+    env = mendikot_env.env()
+    env.unwrapped.reset(seed=0)  # the raw env has every attribute now; the wrapper was not reset
+    for name in ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos"):
+        with pytest.raises(AttributeError, match=f"{name} cannot be accessed before reset"):
+            getattr(env, name)
+    assert env._cumulative_rewards is env.unwrapped._cumulative_rewards  # PettingZoo lets this one through
+
+
+class ShapedRewards(BaseWrapper):
+    """A user's wrapper that keeps its own rewards (a small bonus every step)."""
+
+    def reset(self, seed=None, options=None) -> None:
+        super().reset(seed=seed, options=options)
+        self.rewards = dict(self.env.rewards)
+
+    def step(self, action) -> None:
+        super().step(action)
+        self.rewards = {agent: reward + 0.01 for agent, reward in self.env.rewards.items()}
+
+
+def test_a_users_wrapper_below_ours_is_read_as_pettingzoos_wrappers_read_it() -> None:
+    ours = aec_wrappers.wrap(ShapedRewards(mendikot_env.raw_env()))
+    theirs = wrappers.OrderEnforcingWrapper(
+        wrappers.AssertOutOfBoundsWrapper(
+            wrappers.TerminateIllegalWrapper(ShapedRewards(mendikot_env.raw_env()), illegal_reward=-1)
+        )
+    )
+    for env in (ours, theirs):
+        env.reset(seed=6)
+        env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+    assert ours.rewards == theirs.rewards == {agent: 0.01 for agent in ours.agents}
+
+
 @pytest.mark.parametrize("clone", [pickle.loads, copy.deepcopy], ids=["pickle", "deepcopy"])
-def test_a_clone_reads_its_own_raw_env(clone) -> None:
+def test_a_clone_reads_its_own_source_env(clone) -> None:
     env = mendikot_env.env()
     env.reset(seed=2)
     copied = clone(pickle.dumps(env)) if clone is pickle.loads else clone(env)
