@@ -392,8 +392,9 @@ def legal_bits(state: State) -> np.ndarray:
     # (empty) hand, and the result is masked to 0 below.
     hand = state.hands.reshape(-1)[_rows(state.batch_size) * rules.n_players + state.current]
     led = state.led_suit
-    # The led suit held, or the whole hand when leading (a leader's hand is never empty
-    # before the end: the last card's band reveal comes first, so asking never leads).
+    # The led suit held, or the whole hand when leading. A seat to act always holds a card
+    # before the end (the hider's face-down card comes back before their last turn), so a
+    # leader never falls through to ``free`` and its ask bit.
     must = hand & MUST_PLAY_FROM[led]
     free = hand  # a follower who cannot follow
     if rules.trump == "band":
