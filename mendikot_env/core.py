@@ -717,12 +717,12 @@ def trick_outlook_one(state: State, legal: int) -> tuple[int, int]:
     if state.batch_size != 1:
         raise ValueError(f"trick_outlook_one needs a batch of one game, got {state.batch_size}; use trick_outlook")
     legal &= ~int(ASK_BIT)
-    if int(state.trick_size[0]) == 0:
+    if state.trick_size.item(0) == 0:
         return NO_SEAT, legal
-    kind = _trick_kind(int(state.led_suit[0]), int(state.trump[0]))
-    trumps = int(state.trick_trumps[0])
+    kind = _trick_kind(state.led_suit.item(0), state.trump.item(0))
+    trumps = state.trick_trumps.item(0)
     best_key = -1 << 10
-    for seat, card in enumerate(state.trick_cards[0].tolist()):
+    for seat, card in enumerate(state.trick_cards.tolist()[0]):
         strength = _STRENGTH_LIST[_strength_index(kind, card, card >= 0 and trumps >> card & 1)]
         best_key = max(best_key, strength * 8 + 7 - seat)  # as trick_outlook's keys: ties to the lower seat
     best = best_key >> 3

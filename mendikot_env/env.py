@@ -291,10 +291,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         """Refresh what every call until the next step reads: legal set, selection, cache."""
         legal = core.legal_bits(self.game)
         self._legal_bits = legal
-        self._legal = int(legal[0])
+        self._legal = legal.item(0)
         self._mask = unpack_sets(legal, NUM_ACTIONS)[0].view(np.int8)
         self._observations: dict[int, np.ndarray] = {}
-        self._current = int(self.game.current[0])
+        self._current = self.game.current.item(0)
         if self._current >= 0:
             self.agent_selection = self.possible_agents[self._current]
 
@@ -331,11 +331,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         action = self._checked_action(action)
         core.step(self.game, np.array([action]), check=False)
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = {a: 0.0 for a in self.agents}
+        self.rewards = dict.fromkeys(self.agents, 0.0)
         if self.game.phase[0] == core.OVER:
             self._finish_hand(agent)
+            self._accumulate_rewards()  # rewards are all 0 on every other step
         self._after_change()
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 

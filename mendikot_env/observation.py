@@ -337,11 +337,11 @@ class ObservationEncoder:
     def _one_game_planes(self, state: State, seat: int, takers: int) -> list[int]:
         """The card planes and the voids word of game 0, in the batched path's plane order."""
         seats = self._seats_from_lists[seat]  # absolute seat of each relative seat
-        hands, played = state.hands[0].tolist(), state.played[0].tolist()
-        trick_cards, voids = state.trick_cards[0].tolist(), state.voids[0].tolist()
-        face_down, hider = int(state.face_down[0]), int(state.hider[0])
-        open_card, known_card = int(state.open_card[0]), int(state.known_card[0])
-        to_act = seat == int(state.current[0]) and int(state.phase[0]) == PLAY
+        hands, played = state.hands.tolist()[0], state.played.tolist()[0]
+        trick_cards, voids = state.trick_cards.tolist()[0], state.voids.tolist()[0]
+        face_down, hider = state.face_down.item(0), state.hider.item(0)
+        open_card, known_card = state.open_card.item(0), state.known_card.item(0)
+        to_act = seat == state.current.item(0) and state.phase.item(0) == PLAY
         hand = hands[seat]
         face_down_set = 1 << face_down if face_down >= 0 and hider == seat else 0
         known_set = 1 << known_card if known_card >= 0 else 0
@@ -366,42 +366,42 @@ class ObservationEncoder:
     def _one_game_hot(self, state: State, seat: int, winning: int) -> list[int]:
         """The one-hot values of game 0 in ``one_hot_starts`` order (-1: the piece is empty)."""
         n = self.rules.n_players
-        over = int(state.phase[0]) == OVER
-        trump, face_down = int(state.trump[0]), int(state.face_down[0])
+        over = state.phase.item(0) == OVER
+        trump, face_down = state.trump.item(0), state.face_down.item(0)
         mine, theirs = self._teams_from_lists[seat]
-        taken = state.taken[0].tolist()
+        taken = state.taken.tolist()[0]
 
         def relative(x: int) -> int:
             return (x - seat) % n if x >= 0 else NO_SEAT
 
         return [
-            int(state.led_suit[0]),
+            state.led_suit.item(0),
             2 * (trump >= 0) + (face_down >= 0),
             trump,
-            relative(int(state.hider[0])),
-            relative(int(state.revealed_by[0])),
-            NO_SEAT if over else relative(int(state.leader[0])),
-            relative(int(state.dealer[0])),
-            relative(int(state.last_winner[0])),
+            relative(state.hider.item(0)),
+            relative(state.revealed_by.item(0)),
+            NO_SEAT if over else relative(state.leader.item(0)),
+            relative(state.dealer.item(0)),
+            relative(state.last_winner.item(0)),
             relative(winning),
             (taken[mine] & self._tens_int).bit_count(),
             (taken[theirs] & self._tens_int).bit_count(),
-            NO_SEAT if over else int(state.trick_no[0]),
-            NO_SEAT if over else int(state.phase[0]),
+            NO_SEAT if over else state.trick_no.item(0),
+            NO_SEAT if over else state.phase.item(0),
         ]
 
     def _one_game_scalars(self, state: State, seat: int) -> list[float]:
         """The non-one-hot small features of game 0, in ``_scalar_index`` order."""
         n, n_tricks = self.rules.n_players, self.rules.n_tricks
         mine, theirs = self._teams_from_lists[seat]
-        trick_set, middle = 0, int(state.middle[0])
-        for card in state.trick_cards[0].tolist():
+        trick_set, middle = 0, state.middle.item(0)
+        for card in state.trick_cards.tolist()[0]:
             if card >= 0:
                 trick_set |= 1 << card
-        tricks = [cards.bit_count() // n for cards in state.taken[0].tolist()]
+        tricks = [cards.bit_count() // n for cards in state.taken.tolist()[0]]
         return [
             (trick_set & self._tens_int).bit_count() * 0.25,
-            bool(state.asked[0]),
+            state.asked.item(0),
             tricks[mine] * (1.0 / n_tricks),
             tricks[theirs] * (1.0 / n_tricks),
             (middle & self._tens_int).bit_count() * 0.25,
