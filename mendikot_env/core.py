@@ -50,7 +50,7 @@ from .cards import (
     union,
     unpack_sets,
 )
-from .rules import Rules
+from .rules import PLAYER_COUNTS, Rules
 
 # Phases of a hand (OpenSpiel's names): HIDE only exists in band hukum.
 HIDE, PLAY, OVER = 0, 1, 2
@@ -412,6 +412,8 @@ def legal_action_mask(state: State) -> np.ndarray:
 
 
 _ROWS: dict[int, np.ndarray] = {}
+# The seat after each seat, by player count: one lookup instead of (seat + 1) % n.
+_NEXT_SEAT = {n: np.roll(np.arange(n), -1) for n in PLAYER_COUNTS}
 
 
 def _rows(batch_size: int) -> np.ndarray:
@@ -580,7 +582,7 @@ def _play(state: State, sel: slice | np.ndarray, games: np.ndarray, cards: np.nd
         state.duty[sel] = False
     size = state.trick_size[sel] + 1
     state.trick_size[sel] = size
-    state.current[sel] = (seat + 1) % n
+    state.current[sel] = _NEXT_SEAT[n][seat]
     full = size == n
     finished = np.count_nonzero(full)
     if finished == full.size and isinstance(sel, slice):
