@@ -22,7 +22,7 @@ and every variant are in RULES.md; all of them are fields of :class:`mendikot_en
 Agents `player_k` are seats in the order of play: `player_{k+1}` plays after
 `player_k`, and seat `k` is on team `k % 2`. The env runs on the batched numpy core
 (`mendikot_env.core`) with a batch of one; the agents, the arena and training run the
-same core on thousands of games. A step with its observation takes 130 to 250
+same core on thousands of games. A step with its observation takes 115 to 250
 microseconds on one core (`mendikot bench` measures it); for throughput use
 `MendikotVectorEnv` or the core itself.
 
