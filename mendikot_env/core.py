@@ -414,6 +414,8 @@ def legal_action_mask(state: State) -> np.ndarray:
 _ROWS: dict[int, np.ndarray] = {}
 # The seat after each seat, by player count: one lookup instead of (seat + 1) % n.
 _NEXT_SEAT = {n: np.roll(np.arange(n), -1) for n in PLAYER_COUNTS}
+for _table in _NEXT_SEAT.values():
+    _table.flags.writeable = False
 
 
 def _rows(batch_size: int) -> np.ndarray:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from mendikot_env.cli import main
@@ -76,13 +78,20 @@ def test_instructions_per_step_subtracts_the_smaller_run() -> None:
     assert calls == [4, 8]
 
 
-def test_a_failed_or_missing_valgrind_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_or_missing_valgrind_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     assert bench_instructions.parse_counts("steps 312\n", "==1== Collected : 123456\n", 0) == (123456, 312)
-    with pytest.raises(RuntimeError, match=r"(?s)exit status 1.*\nModuleNotFoundError: no module"):
-        bench_instructions.parse_counts("", "Traceback...\nModuleNotFoundError: no module", 1)
+    failed = "==9== Callgrind\nTraceback (most recent call last):\nModuleNotFoundError: no module\n==9== Events : Ir\n"
+    with pytest.raises(ChildProcessError) as error:
+        bench_instructions.parse_counts("", failed, 1)
+    assert str(error.value) == (
+        "the callgrind run failed (exit status 1):\nTraceback (most recent call last):\nModuleNotFoundError: no module"
+    )
     monkeypatch.setattr(bench_instructions.shutil, "which", lambda name: None)
-    with pytest.raises(RuntimeError, match="needs valgrind on the PATH"):
+    with pytest.raises(FileNotFoundError, match="needs valgrind on the PATH"):
         bench_instructions.count(Rules(), "core", 1)
+    # Both are OSErrors: the command prints one line and exits with status 2, no traceback.
+    assert main(["bench", "--instructions"]) == 2
+    assert "mendikot bench: error: --instructions needs valgrind on the PATH" in capsys.readouterr().err
 
 
 def test_bench_instructions_prints_a_row_per_measure(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
@@ -95,8 +104,16 @@ def test_bench_instructions_prints_a_row_per_measure(monkeypatch: pytest.MonkeyP
     ]
 
 
-def test_callgrind_counts_the_same_work_the_same() -> None:
-    """The real thing, once: two runs of the same replay under valgrind agree closely."""
+def test_callgrind_counts_this_checkout_and_the_same_work_the_same(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real thing: two runs agree closely, and from a folder holding another (broken)
+    mendikot_env the worker still measures this package, not that one."""
+    if shutil.which("valgrind") is None:  # a machine without valgrind gets the clear error
+        with pytest.raises(FileNotFoundError, match="needs valgrind"):
+            bench_instructions.count(Rules(), "core", 1)
+        return
+    (tmp_path / "mendikot_env").mkdir()
+    (tmp_path / "mendikot_env" / "__init__.py").write_text("raise ImportError('the wrong checkout')\n")
+    monkeypatch.chdir(tmp_path)
     first, steps = bench_instructions.count(Rules(), "core", 1)
     again, steps_again = bench_instructions.count(Rules(), "core", 1)
     assert steps == steps_again == 52

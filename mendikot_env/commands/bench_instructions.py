@@ -5,10 +5,10 @@ the same code; an instruction count does not. Each measure replays a fixed set o
 (the same actions every run) under ``valgrind --tool=callgrind`` twice, with ``hands`` and
 with ``2 * hands`` hands, so that the difference leaves out Python's start and the
 imports. Garbage collection is off during the replay, numpy's BLAS runs on one thread and
-the hash seed is fixed: two runs of the same code give the same count within a few
-instructions per step. Fewer instructions is not always less time (memory traffic is not
-counted), but at a batch of one, where numpy's fixed per-call cost dominates, the two move
-together.
+the hash seed is fixed: two runs of the same code agree within about 0.1% (tens to a few
+hundred instructions per step). Fewer instructions is not always less time (memory
+traffic is not counted), but at a batch of one, where numpy's fixed per-call cost
+dominates, the two move together.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -32,7 +33,7 @@ from ..rules import Rules
 
 # What each measure replays for one step, as the speed table's B = 1 rows.
 MEASURES = {
-    "core": "core (masks + random legal play)",
+    "core": "core (legal set + recorded play)",
     "core+obs": "core + acting seat's observation",
     "raw": "AEC env.step, raw_env()",
     "wrapped": "AEC env.step, wrapped env()",
@@ -99,16 +100,19 @@ def count(rules: Rules, measure: str, hands: int) -> tuple[int, int]:
     """(instructions, steps) of a whole Python run of :func:`replay` under callgrind."""
     valgrind = shutil.which("valgrind")
     if valgrind is None:
-        raise RuntimeError("--instructions needs valgrind on the PATH (Debian/Ubuntu: apt install valgrind)")
+        raise FileNotFoundError("--instructions needs valgrind on the PATH (Debian/Ubuntu: apt install valgrind)")
+    # The worker imports this very package, first on its path: `python -c` would otherwise
+    # put the current directory first, and another checkout there would be measured.
+    package_root = str(Path(__file__).resolve().parents[2])  # the folder holding mendikot_env/
     worker = (
-        "import json, sys; from mendikot_env.rules import Rules; "
+        "import json, sys; sys.path.insert(0, sys.argv[1]); from mendikot_env.rules import Rules; "
         "from mendikot_env.commands.bench_instructions import replay; "
-        "print('steps', replay(Rules(**json.loads(sys.argv[1])), sys.argv[2], int(sys.argv[3])))"
+        "print('steps', replay(Rules(**json.loads(sys.argv[2])), sys.argv[3], int(sys.argv[4])))"
     )
     environment = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", PYTHONHASHSEED="0")
     run = subprocess.run(
         [valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c", worker,
-         json.dumps(dataclasses.asdict(rules)), measure, str(hands)],
+         package_root, json.dumps(dataclasses.asdict(rules)), measure, str(hands)],
         capture_output=True, text=True, env=environment, check=False,
     )  # fmt: skip
     return parse_counts(run.stdout, run.stderr, run.returncode)
@@ -119,8 +123,9 @@ def parse_counts(stdout: str, stderr: str, returncode: int) -> tuple[int, int]:
     collected = re.search(r"Collected\s*:\s*(\d+)", stderr)
     steps = re.search(r"^steps (\d+)$", stdout, re.M)
     if returncode != 0 or collected is None or steps is None:
-        tail = "\n".join((stdout + stderr).strip().splitlines()[-8:])
-        raise RuntimeError(f"the callgrind run failed (exit status {returncode}):\n{tail}")
+        program_lines = [line for line in (stdout + stderr).splitlines() if line and not line.startswith("==")]
+        tail = "\n".join(program_lines[-10:])  # valgrind's own "==pid==" lines left out
+        raise ChildProcessError(f"the callgrind run failed (exit status {returncode}):\n{tail}")
     return int(collected.group(1)), int(steps.group(1))
 
 
