@@ -4,10 +4,11 @@
 then AssertOutOfBoundsWrapper, then OrderEnforcingWrapper. PettingZoo's wrappers reach
 the raw env's ``agents``, ``agent_selection``, ``rewards``, ``terminations``,
 ``truncations``, ``infos`` and ``_cumulative_rewards`` through ``__getattr__``, one failed
-lookup per layer: about 36 such calls per agent step, a sixth of a wrapped step. The
-classes here are PettingZoo's own, subclassed only to read those attributes from the raw
-env directly, and to write them there: setting ``env.agent_selection`` on the wrapper sets
-the raw env's, where PettingZoo's wrapper would keep a copy of its own that shadows it.
+lookup per layer: about 36 such calls per agent step, a fifth of a wrapped step's time.
+The classes here are PettingZoo's own, subclassed only to read those attributes from the
+raw env directly (from a user's wrapper instead, if one sits below them), and to write
+them there: setting ``env.agent_selection`` on the wrapper sets the raw env's, where
+PettingZoo's wrapper would keep a copy of its own that shadows it.
 Everything else, the illegal-move handling, the bounds check and the order checks (the
 "cannot be accessed before reset" errors included), is PettingZoo's behaviour, and
 ``isinstance`` checks against PettingZoo's classes still hold.

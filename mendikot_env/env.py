@@ -30,8 +30,8 @@ microseconds on one core (`mendikot bench` measures it); for throughput use
 AssertOutOfBoundsWrapper, then OrderEnforcingWrapper). They are subclassed in
 `mendikot_env.aec_wrappers` for one thing only: `agents`, `agent_selection`, `rewards`,
 `terminations`, `truncations`, `infos` and `_cumulative_rewards` are read from and
-written to the raw env directly, not through each layer's `__getattr__`, which makes a
-wrapped step about a sixth cheaper. Each layer is still an instance of PettingZoo's class
+written to the raw env directly, not through each layer's `__getattr__`, which takes a
+fifth off a wrapped step's time. Each layer is still an instance of PettingZoo's class
 and behaves as it does.
 
 ## Arguments
