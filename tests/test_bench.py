@@ -102,6 +102,9 @@ def test_bench_instructions_prints_a_row_per_measure(monkeypatch: pytest.MonkeyP
     assert lines[2:] == [
         f"{label:<34}{1:>6}{1000 * len(measure):>26,}" for measure, label in bench_instructions.MEASURES.items()
     ]
+    with pytest.raises(SystemExit):  # one or the other: each replaces the timed table
+        main(["bench", "--instructions", "--training"])
+    assert "argument --training: not allowed with argument --instructions" in capsys.readouterr().err
 
 
 def test_callgrind_counts_this_checkout_and_the_same_work_the_same(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:

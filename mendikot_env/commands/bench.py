@@ -29,12 +29,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--batch-sizes", type=positive_int, nargs="+", default=[1, 64, 1024, 8192], help="core batch sizes"
     )
     parser.add_argument("--seconds", type=positive_float, default=2.0, help="time spent on each measurement")
-    parser.add_argument(
+    instead = parser.add_mutually_exclusive_group()
+    instead.add_argument(
         "--training",
         action="store_true",
         help="instead: experience collection and update of the trainer (needs torch) at its default batch",
     )
-    parser.add_argument(
+    instead.add_argument(
         "--instructions",
         action="store_true",
         help="instead: instructions per step at B = 1 counted by valgrind (steady where timings drift; a few minutes)",
