@@ -21,6 +21,7 @@ from typing import Any
 
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env import ActionType, AgentID, ObsType
 
 # Read by last(), agent_iter() and the wrappers' step() and observe() on every agent step.
 HOT_ATTRIBUTES = ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos", "_cumulative_rewards")
@@ -72,15 +73,15 @@ for _name in HOT_ATTRIBUTES:
     setattr(_DirectAttributesAfterReset, _name, _forwarded(_name, _name in REFUSED_BEFORE_RESET))
 
 
-class TerminateIllegalWrapper(_DirectAttributes, wrappers.TerminateIllegalWrapper):
+class TerminateIllegalWrapper(_DirectAttributes, wrappers.TerminateIllegalWrapper[AgentID, ObsType, ActionType]):
     """PettingZoo's TerminateIllegalWrapper, reading the per-step attributes directly."""
 
 
-class AssertOutOfBoundsWrapper(_DirectAttributes, wrappers.AssertOutOfBoundsWrapper):
+class AssertOutOfBoundsWrapper(_DirectAttributes, wrappers.AssertOutOfBoundsWrapper[AgentID, ObsType, ActionType]):
     """PettingZoo's AssertOutOfBoundsWrapper, reading the per-step attributes directly."""
 
 
-class OrderEnforcingWrapper(_DirectAttributesAfterReset, wrappers.OrderEnforcingWrapper):
+class OrderEnforcingWrapper(_DirectAttributesAfterReset, wrappers.OrderEnforcingWrapper[AgentID, ObsType, ActionType]):
     """PettingZoo's OrderEnforcingWrapper, reading the per-step attributes directly."""
 
     def __str__(self) -> str:

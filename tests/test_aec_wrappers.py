@@ -30,6 +30,8 @@ def test_layers_are_pettingzoo_classes_in_the_classic_order() -> None:
     assert isinstance(env.env.env, wrappers.TerminateIllegalWrapper)
     assert isinstance(env.env.env.env, mendikot_env.raw_env)
     assert str(env) == "mendikot_v0"
+    for ours in (aec_wrappers.OrderEnforcingWrapper, aec_wrappers.TerminateIllegalWrapper):
+        assert ours[str, dict, int].__origin__ is ours  # generic, as PettingZoo's classes are
 
 
 @pytest.mark.parametrize("rules", ["standard", "band", "dehla_pakad"])
