@@ -833,6 +833,9 @@ def _start_turns(state: State, games: np.ndarray) -> None:
     The hider whose only card left is the face-down one turns it up and plays it; with
     reveal="auto" the card is turned up as soon as the player to act cannot follow.
     """
+    # For most of a hand every band card is turned up already: one check, not five calls.
+    if (max(state.face_down.tolist()) if state.batch_size <= 8 else state.face_down.max()) < 0:
+        return
     games = games[(state.face_down[games] >= 0) & (state.phase[games] == PLAY)]
     if games.size == 0:
         return
