@@ -398,8 +398,10 @@ def legal_bits(state: State) -> np.ndarray:
     must = hand & MUST_PLAY_FROM[led]
     free = hand  # a follower who cannot follow
     if rules.trump == "band":
-        trumps = hand & SUIT_SETS[state.trump]
-        free = np.where(state.duty & (trumps != 0), trumps, hand)
+        # The trumping duty holds only just after an ask: most steps skip its three calls.
+        if (True in state.duty.tolist()) if state.batch_size <= 8 else state.duty.any():
+            trumps = hand & SUIT_SETS[state.trump]
+            free = np.where(state.duty & (trumps != 0), trumps, hand)
         if rules.reveal == "ask":
             free = free | (ASK_BIT * (state.face_down >= 0))
     bits = np.where(must != 0, must, free)
