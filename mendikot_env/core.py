@@ -65,6 +65,10 @@ CARD_SETS = np.append(CARD_BITS, np.uint64(0))
 # The cards a seat must play from if it holds any: the led suit, or (index -1, leading)
 # every card; legal_bits reads the leader's case from the same lookup as a follower's.
 MUST_PLAY_FROM = np.append(SUIT_MASKS, FULL_PACK)
+# Up to this many games, a check that only picks a path (step's fast path, the band duty
+# and reveal checks) reads the arrays as Python lists: on tiny arrays numpy's fixed cost
+# per comparison, count or reduction is most of the work (the AEC env runs one game).
+_FEW_GAMES = 8
 
 
 class IllegalActionError(ValueError):
@@ -399,7 +403,7 @@ def legal_bits(state: State) -> np.ndarray:
     free = hand  # a follower who cannot follow
     if rules.trump == "band":
         # The trumping duty holds only just after an ask: most steps skip its three calls.
-        if (True in state.duty.tolist()) if state.batch_size <= 8 else state.duty.any():
+        if (True in state.duty.tolist()) if state.batch_size <= _FEW_GAMES else state.duty.any():
             trumps = hand & SUIT_SETS[state.trump]
             free = np.where(state.duty & (trumps != 0), trumps, hand)
         if rules.reveal == "ask":
@@ -477,9 +481,7 @@ def _live(state: State, active: np.ndarray | None) -> np.ndarray:
 def _all_plain_plays(state: State, actions: np.ndarray, active: np.ndarray | None) -> bool:
     """Whether every game plays a card now (none over, inactive, hiding or asking): the
     fast path of :func:`step`, on the whole batch at once."""
-    if state.batch_size <= 8:
-        # A few games (the AEC env's one): Python lists answer in a fraction of the
-        # microseconds numpy's comparisons and counts cost on tiny arrays.
+    if state.batch_size <= _FEW_GAMES:
         phases = state.phase.tolist()
         return (
             OVER not in phases
@@ -836,7 +838,7 @@ def _start_turns(state: State, games: np.ndarray) -> None:
     reveal="auto" the card is turned up as soon as the player to act cannot follow.
     """
     # For most of a hand every band card is turned up already: one check, not five calls.
-    if (max(state.face_down.tolist()) if state.batch_size <= 8 else state.face_down.max()) < 0:
+    if (max(state.face_down.tolist()) if state.batch_size <= _FEW_GAMES else state.face_down.max()) < 0:
         return
     games = games[(state.face_down[games] >= 0) & (state.phase[games] == PLAY)]
     if games.size == 0:

@@ -425,24 +425,28 @@ def test_tens_and_tricks_at_the_end_of_every_player_count_batch_of_one(n: int) -
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_small_batches_step_exactly_as_large_ones(name: str) -> None:
-    """step() looks for its whole-batch fast path on Python lists at up to 8 games and with
-    numpy above: 8 games stepped alone and the same 8 twice over in a batch of 16 stay equal
+    """Up to core._FEW_GAMES games the core picks its paths (step's fast path, the band
+    duty and reveal checks) on Python lists, above it with numpy: that many games alone and
+    the same games twice over in a batch twice as large stay equal, legal sets included,
     through hides, asks, games over before others, and inactive games."""
     rules = VARIANTS[name]
     rng = np.random.default_rng([77, sorted(VARIANTS).index(name)])
-    small = core.new_hands(rules, 8, rng)
-    large = small.select(np.r_[0:8, 0:8])
+    few = core._FEW_GAMES
+    small = core.new_hands(rules, few, rng)
+    large = small.select(np.r_[0:few, 0:few])
     paths = set()
     while not small.done.all():
-        actions = core.random_legal_actions(core.legal_bits(small), rng)
-        active = rng.random(8) < 0.9 if rng.random() < 0.3 else None
+        bits = core.legal_bits(small)
+        assert np.array_equal(core.legal_bits(large), np.tile(bits, 2))
+        actions = core.random_legal_actions(bits, rng)
+        active = rng.random(few) < 0.9 if rng.random() < 0.3 else None
         paths.add(core._all_plain_plays(small, actions, active))
         core.step(small, actions, active=active)
         core.step(large, np.tile(actions, 2), active=None if active is None else np.tile(active, 2))
         for f in dataclasses.fields(small):
             if f.name != "rules":
-                assert np.array_equal(getattr(large, f.name)[:8], getattr(small, f.name)), f.name
-                assert np.array_equal(getattr(large, f.name)[8:], getattr(small, f.name)), f.name
+                assert np.array_equal(getattr(large, f.name)[:few], getattr(small, f.name)), f.name
+                assert np.array_equal(getattr(large, f.name)[few:], getattr(small, f.name)), f.name
     assert paths == {True, False}
 
 
