@@ -1,9 +1,9 @@
 """Reset options of the envs: one reader and dealer for the AEC env and the Gymnasium views.
 
 The options are the deal functions' keywords: ``core.new_hand``'s for one game, and
-``core.new_hands``' for a batch. An unknown key warns rather than raises (PettingZoo's ``api_test`` passes one), and the
-warning points at the caller's line, past PettingZoo's, Gymnasium's and this package's
-frames, so users see where they passed it.
+``core.new_hands``' for a batch. An unknown key warns rather than raises (PettingZoo's
+``api_test`` passes one), and the warning points at the caller's line, past PettingZoo's,
+Gymnasium's and this package's frames, so users see where they passed it.
 """
 
 from __future__ import annotations
