@@ -5,7 +5,7 @@
 >>> agent = load("medium", Rules(), seed=3)  # a name, a run folder or a checkpoint path
 """
 
-from .base import Agent, RandomAgent, masked_uniform, seed_agent
+from .base import Agent, RandomAgent, check_plays, masked_uniform, seed_agent
 from .ensemble import EnsembleAgent
 from .registry import AGENT_NAMES, CHECKPOINT_LOADERS, load, make, register_checkpoint_loader
 from .rule_based import LEVELS, RuleBasedAgent
@@ -18,6 +18,7 @@ __all__ = [
     "EnsembleAgent",
     "RandomAgent",
     "RuleBasedAgent",
+    "check_plays",
     "load",
     "make",
     "masked_uniform",

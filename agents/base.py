@@ -38,6 +38,24 @@ def seed_agent(agent: object, seed: int | None) -> None:
         method(seed)
 
 
+def check_plays(agent: object, rules: object, role: str = "agent") -> None:
+    """Refuse an agent built for rules whose hands play otherwise than ``rules`` (a different
+    observation, or a different game): it would fail at its first act, or quietly play the
+    wrong game. Agents without ``rules`` (random) play any.
+
+    Raises:
+        ValueError: naming the agent, both rule sets and the fields that differ.
+    """
+    own = getattr(agent, "rules", None)
+    differences = own.hand_differences(rules) if hasattr(own, "hand_differences") else []
+    if differences:
+        name = getattr(agent, "name", type(agent).__name__)
+        raise ValueError(
+            f"{role} {name!r} was built for {own}, which plays hands otherwise than {rules} "
+            f"({'; '.join(differences)}); make or load it for the rules played"
+        )
+
+
 def masked_uniform(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """(B,) a uniformly random legal action per row of a (B, A) mask."""
     legal = np.asarray(masks) != 0

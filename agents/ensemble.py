@@ -54,9 +54,13 @@ class EnsembleAgent:
                     f"ensemble member {label!r} has no policy to average; members must be trained networks "
                     "(run folders or .pt files)"
                 )
-        if len({member.rules for member in members}) > 1:
+        # They average policies over one observation, so hands must play the same way; rotation,
+        # scoring, target and direction may differ (see Rules.hand_differences).
+        if any(members[0].rules.hand_differences(member.rules) for member in members[1:]):
             listing = "; ".join(f"{member.name}: {member.rules}" for member in members)
-            raise ValueError(f"ensemble members must share one set of rules, but they were trained for {listing}")
+            raise ValueError(
+                f"ensemble members must play hands by one set of rules, but they were trained for {listing}"
+            )
         self.members = members
         self.rules: Rules = members[0].rules
         self.name = name or MEMBER_SEPARATOR.join(member.name for member in members)

@@ -3,8 +3,9 @@
 ``make(name, rules, seed)`` builds a named agent. ``load(spec, rules, seed)`` also accepts a
 trained agent: a run folder of ``mendikot train`` (``agents.load("runs/NAME")``), a ``.pt``
 file, ``"trained"`` (the checkpoint shipped with the package for the rules played:
-``standard`` or ``band``), or a file whose suffix has a registered loader
-(:func:`register_checkpoint_loader`, e.g. RLlib exports), or several trained networks
+``standard`` or ``band``, under any rotation, scoring, target and direction), or a file
+whose suffix has a registered loader (:func:`register_checkpoint_loader`, e.g. RLlib
+exports), or several trained networks
 joined by ``+`` (``"runs/a+runs/b"``: an ``EnsembleAgent`` that plays their averaged policy),
 so the arena, the league and ``mendikot play`` take all of them without changes.
 """
@@ -110,11 +111,12 @@ def _shipped_agent_for(rules: Rules) -> Path:
         ValueError: no shipped agent plays these rules, naming the presets that have one.
     """
     for preset, path in SHIPPED_AGENTS.items():
-        if Rules.preset(preset) == rules:
+        if not Rules.preset(preset).hand_differences(rules):
             return path
     raise ValueError(
-        f"no shipped trained agent plays {rules}; the shipped ones play the presets "
-        f"{', '.join(SHIPPED_AGENTS)} (train one for these rules with `mendikot train`)"
+        f"no shipped trained agent plays {rules}; the shipped ones play hands as the presets "
+        f"{', '.join(SHIPPED_AGENTS)} do (any rotation, scoring, target and direction), and "
+        "`mendikot train --rules PRESET` trains one for a preset"
     )
 
 
@@ -144,6 +146,11 @@ def _load_network(path: Path, rules: Rules | None, seed: int | None) -> Agent:
     from .neural import load_neural_agent
 
     agent = load_neural_agent(path, seed=seed)
-    if rules is not None and agent.rules != rules:
-        raise ValueError(f"{path} was trained for {agent.rules}, not for {rules}")
+    # The agent keeps its own rules (its advisor reads their scoring); rules that play hands
+    # the same way differ only between hands, which it never sees.
+    if rules is not None and agent.rules.hand_differences(rules):
+        raise ValueError(
+            f"{path} was trained for hands played otherwise ({'; '.join(agent.rules.hand_differences(rules))}):"
+            f" {agent.rules}, not {rules}"
+        )
     return agent

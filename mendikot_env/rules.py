@@ -31,6 +31,11 @@ RULE_CHOICES: dict[str, tuple[Any, ...]] = {
     "direction": DIRECTIONS,
 }
 
+# The fields that decide how a hand is dealt and played, and so the observation an agent
+# sees: an agent built for one rule set plays any other with the same values. The others
+# (rotation, scoring, target, direction) act only between hands or on screen.
+HAND_FIELDS = ("n_players", "trump", "reveal", "collection")
+
 PRESETS: dict[str, dict[str, Any]] = {
     "standard": {},
     "band": {"trump": "band", "reveal": "ask"},
@@ -103,6 +108,23 @@ class Rules:
     def to_dict(self) -> dict[str, Any]:
         """The fields as a plain dict (for records and checkpoints)."""
         return asdict(self)
+
+    def hand_differences(self, other: Rules) -> list[str]:
+        """The :data:`HAND_FIELDS` where ``other`` plays a hand differently, as
+        ``"field: mine vs other's"`` (``reveal`` counts only when both use band hukum).
+
+        Example:
+            >>> Rules().hand_differences(Rules(target=9, direction="anticlockwise"))
+            []
+            >>> Rules().hand_differences(Rules.preset("band"))
+            ["trump: 'cut' vs 'band'"]
+        """
+        differ = [
+            name
+            for name in HAND_FIELDS
+            if getattr(self, name) != getattr(other, name) and (name != "reveal" or self.trump == other.trump == "band")
+        ]
+        return [f"{name}: {getattr(self, name)!r} vs {getattr(other, name)!r}" for name in differ]
 
     def replace(self, **changes: Any) -> Rules:
         """A copy with some fields changed (validated again)."""

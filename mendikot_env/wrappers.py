@@ -22,7 +22,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from agents.base import Agent, RandomAgent, seed_agent
+from agents.base import Agent, RandomAgent, check_plays, seed_agent
 
 from . import core
 from .cards import NUM_ACTIONS, action_index, unpack_sets
@@ -46,8 +46,12 @@ def _seat_agents(
         missing = [s for s in free if s not in others]
         if missing:
             raise ValueError(f"others has no agent for seat(s) {missing}; seats not learning are {free}")
-        return {s: others[s] for s in free}
-    return {s: others for s in free}
+        chosen = {s: others[s] for s in free}
+    else:
+        chosen = {s: others for s in free}
+    for seat, agent in chosen.items():
+        check_plays(agent, rules, f"the agent for seat {seat}")
+    return chosen
 
 
 def _learner_seats(rules: Rules, seat: int, control: str) -> list[int]:

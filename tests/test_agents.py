@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents import AGENT_NAMES, Agent, RandomAgent, RuleBasedAgent, load, make, register_checkpoint_loader
-from agents.registry import CHECKPOINT_LOADERS
+from agents.registry import CHECKPOINT_LOADERS, SHIPPED_AGENTS
 from mendikot_env import ObservationEncoder, Rules, core
 from mendikot_env.arena import ActionLog, AgentError, play_hands
 from mendikot_env.cards import ASK_ACTION, parse_card
@@ -129,8 +129,16 @@ def test_make_and_load_resolve_names() -> None:
         load("runs/ppo/agent.pt", rules)
     shipped = load("trained", rules)  # the shipped agent trained for these rules (band)
     assert shipped.rules == rules and shipped.name == "trained"
-    with pytest.raises(ValueError, match="the shipped ones play the presets standard, band"):
+    with pytest.raises(ValueError, match="the shipped ones play hands as the presets standard, band do"):
         load("trained", Rules.preset("open"))
+    # Rules that differ only between hands or on screen get the preset's agent; the others do not.
+    app = Rules.preset("app", direction="anticlockwise", target=9)  # standard hands, tiered match
+    assert load("trained", app).rules == Rules() and load(str(SHIPPED_AGENTS["standard"]), app).rules == Rules()
+    assert load("trained", Rules(reveal="auto")).rules == Rules()  # reveal is for band hukum only
+    with pytest.raises(ValueError, match="trained for hands played otherwise .reveal: 'ask' vs 'auto'"):
+        load(str(SHIPPED_AGENTS["band"]), Rules.preset("band_auto"))
+    with pytest.raises(ValueError, match="no shipped trained agent plays"):
+        load("trained", Rules.preset("band_auto"))
     # Rules may be given as a preset name, as env() takes them; bad names and specs are clear errors.
     assert make("hard", "band").rules == rules and load("trained", "band").rules == rules
     with pytest.raises(ValueError, match="agent name must be text, got None; known agents: random"):

@@ -22,7 +22,7 @@ def test_same_deterministic_agent_on_both_sides_splits_every_deal_pair() -> None
     agent = make("medium", rules)
     result = duplicate_arena(rules, agent, agent, deals=60, seed=3, chunk=25)
     assert (result.pair_scores == 0.5).all()
-    assert result.win_rate == 0.5 and result.ci_low == result.ci_high == 0.5
+    assert result.win_rate == 0.5 and 0.47 < result.ci_low < 0.5 < result.ci_high < 0.53
     assert result.side_a.hands_won == result.side_b.hands_won == 60
     assert result.side_a.tens == result.side_b.tens
 
@@ -55,11 +55,33 @@ def test_drawn_hands_count_half_with_six_players() -> None:
     assert result.win_rate == pytest.approx(wins / result.hands)
 
 
+def test_agents_built_for_other_hands_are_refused_by_name() -> None:
+    band = Rules.preset("band")
+    with pytest.raises(ValueError, match="agent B 'medium' was built for .*trump: 'cut' vs 'band'"):
+        duplicate_arena(band, make("hard", band), make("medium", Rules()), deals=4)
+    with pytest.raises(ValueError, match="agent A 'easy' was built for .*n_players: 4 vs 6"):
+        duplicate_matches(Rules(n_players=6), make("easy", Rules()), RandomAgent(), pairs=2)
+    with pytest.raises(ValueError, match="agent A"):
+        league(band, [make("easy", Rules()), make("hard", band)], deals=4)
+    assert duplicate_arena(Rules.preset("app"), make("hard", Rules()), RandomAgent(), deals=4).hands == 8
+
+
 def test_mean_ci() -> None:
     mean, low, high = mean_ci(np.array([0.0, 1.0] * 50))
-    assert mean == 0.5
-    assert high - 0.5 == pytest.approx(0.5 - low) == pytest.approx(1.959964 * np.std([0, 1] * 50, ddof=1) / 10)
-    assert mean_ci(np.ones(10)) == (1.0, 1.0, 1.0)
+    assert mean == 0.5  # one pseudo-pair at 0 and one at 1 join the 100 pairs for the interval
+    half = 1.959964 * np.std([0, 1] * 51, ddof=1) / np.sqrt(102)
+    assert high - 0.5 == pytest.approx(0.5 - low) == pytest.approx(half)
+    # A few pairs all won by A: the mean is 100%, the interval is not a single point.
+    mean, low, high = mean_ci(np.ones(10))
+    adjusted = [1.0] * 11 + [0.0]
+    assert (mean, high) == (1.0, 1.0) and low == pytest.approx(
+        11 / 12 - 1.959964 * np.std(adjusted, ddof=1) / np.sqrt(12)
+    )
+    assert 0.7 < low < 0.8
+    assert mean_ci(np.ones(2))[1] < 0.3 and mean_ci(np.array([0.5] * 400))[1:] == pytest.approx(
+        (0.4965, 0.5035), abs=1e-4
+    )
+    assert np.isnan(mean_ci(np.array([]))[0])
 
 
 # ----------------------------------------------------------------------- strength order

@@ -82,7 +82,7 @@ def test_bad_ensembles_are_refused_by_name(tmp_path: Path) -> None:
         agents.load(f"{band}+", Rules.preset("band"))
     with pytest.raises(ValueError, match="does not exist"):
         agents.load(f"{band}+{tmp_path / 'missing.pt'}", Rules.preset("band"))
-    with pytest.raises(ValueError, match="must share one set of rules, but they were trained for band: "):
+    with pytest.raises(ValueError, match="must play hands by one set of rules, but they were trained for band: "):
         agents.load(f"{band}+{standard}")
     with pytest.raises(ValueError, match="at least two members, got 1"):
         EnsembleAgent([agents.load(str(band))])

@@ -35,6 +35,7 @@ from mendikot_env.integrations.rllib import (
 from mendikot_env.integrations.rllib_args import Args
 from mendikot_env.observation import ObservationEncoder
 from mendikot_env.rules import PRESETS, Rules
+from mendikot_env.run_folder import RunFolderInUseError
 
 RULES = "band"
 
@@ -147,11 +148,28 @@ def test_policy_file_round_trip_and_errors(tmp_path: Path) -> None:
     path = save_policy_file(tmp_path / "run" / "agent.rllib", layers, rules)
     agent = agents.load(str(path), rules, seed=0)
     assert isinstance(agent, MLPPolicyAgent) and agent.name == "run"
-    with pytest.raises(PolicyFileError, match="trained for rules"):
+    with pytest.raises(PolicyFileError, match="trained for hands played otherwise .trump: 'band' vs 'cut'"):
         load_policy_file(path, Rules.preset("standard"))
+    # Rules that play hands the same way (match tariff, display) are accepted.
+    same_hands = rules.replace(rotation="rotate", scoring="tiered", target=9, direction="anticlockwise")
+    assert load_policy_file(path, same_hands).rules == same_hands
     (tmp_path / "bad.rllib").write_bytes(b"not a policy")
     with pytest.raises(PolicyFileError, match="not a readable policy file"):
         load_policy_file(tmp_path / "bad.rllib")
+    data = path.read_bytes()
+    (tmp_path / "truncated.rllib").write_bytes(data[: len(data) // 2])
+    with pytest.raises(PolicyFileError, match="not an intact .npz archive"):
+        load_policy_file(tmp_path / "truncated.rllib")
+    flipped = bytearray(data)
+    flipped[data.index(b"\x93NUMPY") + 200] ^= 0xFF  # inside the first array's data
+    (tmp_path / "flipped.rllib").write_bytes(bytes(flipped))
+    with pytest.raises(PolicyFileError, match="not an intact .npz archive.*CRC"):
+        load_policy_file(tmp_path / "flipped.rllib")
+    np.savez(tmp_path / "pickled.npz", meta=np.array([{"format": "x"}], dtype=object))
+    (tmp_path / "pickled.npz").rename(tmp_path / "pickled.rllib")
+    with pytest.raises(PolicyFileError, match="pickled objects") as caught:
+        load_policy_file(tmp_path / "pickled.rllib")
+    assert "allow_pickle" not in str(caught.value)
     with pytest.raises(ValueError, match="must end in"):
         save_policy_file(tmp_path / "agent.npz", layers, rules)
 
@@ -214,6 +232,10 @@ def test_one_training_iteration_exports_an_agent_that_plays(ray_session: None, t
     assert row["iteration"] == 1 and row["charts/env_steps"] >= args.train_batch_size
     assert row["charts/env_steps_per_s"] > 0 and row["charts/snapshots_added"] == 1
     assert 0.0 <= row["eval/win_rate_vs_medium"] <= 1.0
+    # A second run into the same folder is refused before it starts, and the run is intact.
+    with pytest.raises(RunFolderInUseError, match="already holds a run .args.json, metrics.jsonl, checkpoint"):
+        train(args, log=lambda line: None, config=config)
+    assert len((out / "metrics.jsonl").read_text().splitlines()) == 1
 
     # The export loads as an agent and finishes hands in the arena and in the AEC env.
     rules = Rules.preset(RULES)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import pickle
 import signal
 import subprocess
 import sys
 import time
+import warnings
 from dataclasses import asdict
 from pathlib import Path
 
@@ -19,8 +22,11 @@ import agents
 from agents.neural import NeuralAgent
 from mendikot_env import Rules
 from mendikot_env.arena import duplicate_arena
+from mendikot_env.run_folder import RunFolderInUseError
+from mendikot_env.training.args import busy_cores_warning
 from mendikot_env.training.checkpoint import CheckpointError, load_checkpoint, save_atomic
 from mendikot_env.training.loop import Args, train
+from mendikot_env.training.metrics import read_rows
 
 
 def tiny_args(out: Path, **changes: object) -> Args:
@@ -158,6 +164,16 @@ def test_corrupt_or_foreign_checkpoints_fail_clearly(tmp_path: Path, content: ob
         agents.load(str(path))
 
 
+def test_a_pickled_foreign_file_is_refused_without_advice_to_unpickle_it(tmp_path: Path) -> None:
+    path = tmp_path / "foreign.pt"
+    path.write_bytes(pickle.dumps({"model": object}, protocol=2))
+    with pytest.raises(CheckpointError) as caught:
+        load_checkpoint(path)
+    message = str(caught.value)
+    assert "more than tensors and plain data" in message and str(path) in message
+    assert "weights_only" not in message and "\n" not in message, message  # torch's advice is left out
+
+
 def test_truncated_checkpoint_fails_clearly(tmp_path: Path) -> None:
     run = train(tiny_args(tmp_path / "run", max_iterations=1))
     data = (run / "agent.pt").read_bytes()
@@ -228,6 +244,49 @@ def test_train_command_line_and_resume(tmp_path: Path) -> None:
     assert load_checkpoint(out / "checkpoint.pt")["counters"]["iteration"] == 2
     bad = subprocess.run([*cmd[:4], "--rules", "nonsense"], capture_output=True, text=True, env=env, timeout=120)
     assert bad.returncode == 2 and "unknown rules preset" in bad.stderr
+    # A new run into the run's folder is refused with the ways on; the run is left as it was.
+    again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert again.returncode == 2 and f"{out} already holds a run (checkpoint.pt, agent.pt" in again.stderr
+    assert f"continue it with `mendikot train --resume {out}`" in again.stderr and "--overwrite" in again.stderr
+    assert load_checkpoint(out / "checkpoint.pt")["counters"]["iteration"] == 2
+    both = subprocess.run([*resume, "--overwrite"], capture_output=True, text=True, env=env, timeout=120)
+    assert both.returncode == 2 and "not allowed with argument --resume" in both.stderr
+
+
+def test_a_busy_machine_gets_a_thread_count_to_ask_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    warning = busy_cores_warning(2, load=1.2, cores=2)
+    assert warning is not None and "(1.2 on 2 cores) leaves about 1 free" in warning and "--threads 1" in warning
+    assert busy_cores_warning(2, load=0.3, cores=2) is None and busy_cores_warning(1, load=7.0, cores=2) is None
+    assert "--threads 5" in str(busy_cores_warning(16, load=11.4, cores=16))
+    monkeypatch.setattr(os, "getloadavg", lambda: (64.0, 64.0, 64.0))
+    threads = torch.get_num_threads()
+    try:
+        expect = pytest.warns(UserWarning, match="pass --threads 1") if threads > 1 else contextlib.nullcontext()
+        with expect:
+            train(tiny_args(tmp_path / "default", threads=0, max_iterations=1))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a thread count asked for is not warned about
+            train(tiny_args(tmp_path / "asked", threads=threads, max_iterations=1))
+    finally:
+        torch.set_num_threads(threads)
+
+
+def test_overwrite_deletes_only_the_old_runs_files(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    train(tiny_args(out, max_iterations=2))
+    (out / "notes.txt").write_text("mine")
+    old_events = list((out / "tb").iterdir())
+    with pytest.raises(RunFolderInUseError, match="already holds a run"):
+        train(tiny_args(out, max_iterations=1))
+    with pytest.raises(ValueError, match="resume and overwrite exclude each other"):
+        train(tiny_args(out, max_iterations=3), resume=True, overwrite=True)
+    train(tiny_args(out, max_iterations=1), overwrite=True)
+    assert load_checkpoint(out / "checkpoint.pt")["counters"]["iteration"] == 1
+    assert {row["iteration"] for row in read_rows(out / "metrics.jsonl")} == {1}  # no old rows mixed in
+    assert not set(old_events) & set((out / "tb").iterdir()) and (out / "notes.txt").read_text() == "mine"
+    (tmp_path / "file").write_text("")
+    with pytest.raises(RunFolderInUseError, match="is a file; give --out a folder"):
+        train(tiny_args(tmp_path / "file", max_iterations=1))
 
 
 def test_neural_agent_sampling_is_seeded() -> None:

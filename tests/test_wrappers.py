@@ -155,6 +155,18 @@ def test_vector_env_shapes_autoreset_and_rewards() -> None:
     assert finished >= 32
 
 
+def test_other_seats_built_for_other_hands_are_refused_at_construction() -> None:
+    band_bot, six_seat_bot = make("hard", Rules.preset("band")), make("hard", Rules(n_players=6))
+    with pytest.raises(ValueError, match="seat 1 'hard' was built for .*trump: 'band' vs 'cut'"):
+        MendikotGymEnv(Rules(), others=band_bot)
+    with pytest.raises(ValueError, match="seat 3 'hard' .*n_players: 6 vs 4"):
+        MendikotVectorEnv(2, Rules(), others={1: RandomAgent(), 2: make("hard", Rules()), 3: six_seat_bot})
+    # Match-level fields do not matter: a standard-rules bot plays the app preset's hands.
+    env = MendikotGymEnv(Rules.preset("app"), others=make("hard", Rules()))
+    env.reset(seed=0)
+    assert env.agents[1].rules == Rules()
+
+
 def test_vector_env_illegal_actions_end_only_their_games() -> None:
     envs = MendikotVectorEnv(4)
     _, info = envs.reset(seed=0)

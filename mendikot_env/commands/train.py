@@ -19,7 +19,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="self-play training (needs the 'train' extra: torch)",
         description="Train a self-play agent on the batched core. Every Args field is an option.",
     )
-    parser.add_argument("--resume", metavar="RUN", default=None, help="continue the run in folder RUN exactly")
+    start = parser.add_mutually_exclusive_group()
+    start.add_argument("--resume", metavar="RUN", default=None, help="continue the run in folder RUN exactly")
+    start.add_argument("--overwrite", action="store_true", help="delete the run already in --out and start over")
     from ..training.args import Args
 
     docs = field_docs(Args)
@@ -48,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
 
     given = {f.name: getattr(args, f.name) for f in fields(Args) if getattr(args, f.name, None) is not None}
     options = _resumed_options(Path(args.resume), given) if args.resume else Args.from_dict(given)
-    out = train(options, resume=bool(args.resume))
+    out = train(options, resume=bool(args.resume), overwrite=args.overwrite)
     final = read_rows(out / "metrics.jsonl")[-1]
     print(f"run folder: {out}")
     for key, value in final.items():

@@ -27,6 +27,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "Writes RLlib checkpoints, metrics.jsonl and agent.rllib (playable by every agent-taking command).",
     )
     add_rules_arguments(parser)
+    parser.add_argument("--overwrite", action="store_true", help="delete the run already in --out and start over")
     if importlib.util.find_spec("ray") is None or importlib.util.find_spec("torch") is None:
         parser.set_defaults(func=_missing_ray)  # the command explains itself when run
         return
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     options.check_eval_opponent()
     from ..integrations.rllib import train  # imports ray: only once the options are known good
 
-    out = train(options)
+    out = train(options, overwrite=args.overwrite)
     final = read_rows(out / "metrics.jsonl")[-1]
     print(f"run folder: {out}")
     print(f"  agent: {out / 'agent.rllib'}  (e.g. mendikot arena --a {out / 'agent.rllib'} --b medium)")

@@ -16,6 +16,7 @@ policy head (53 logits).
 from __future__ import annotations
 
 import json
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -30,8 +31,6 @@ from mendikot_env.rules import Rules
 SUFFIX = ".rllib"
 FORMAT = "mendikot-policy-mlp"
 VERSION = 1
-# Rules fields that change how a hand plays (and so what the policy learned).
-HAND_FIELDS = ("n_players", "trump", "reveal", "collection")
 ACTIVATIONS = {
     "tanh": np.tanh,
     "relu": lambda x: np.maximum(x, 0.0),
@@ -140,11 +139,21 @@ def read_policy_file(path: str | Path) -> tuple[dict[str, Any], list[tuple[np.nd
             if int(meta.get("version", 0)) > VERSION:
                 raise PolicyFileError(f"{path} has version {meta['version']}; this package reads up to {VERSION}")
             layers = [(data[f"w{k}"], data[f"b{k}"]) for k in range(int(meta["n_layers"]))]
-    except (OSError, KeyError, ValueError, json.JSONDecodeError) as error:
+    except (OSError, KeyError, ValueError, json.JSONDecodeError, zipfile.BadZipFile) as error:
         if isinstance(error, PolicyFileError):
             raise
-        raise PolicyFileError(f"{path} is not a readable policy file: {error}") from None
+        raise PolicyFileError(f"{path} is not a readable policy file: {_read_failure(error)}") from None
     return meta, layers
+
+
+def _read_failure(error: Exception) -> str:
+    """Why numpy could not read the file, without its advice to load pickled data (which would
+    run any code a foreign file holds): a policy file holds only arrays and JSON text."""
+    if isinstance(error, zipfile.BadZipFile):
+        return f"not an intact .npz archive ({error})"
+    if isinstance(error, ValueError) and "pickle" in str(error):
+        return "it holds pickled objects, which a policy file never does"
+    return str(error)
 
 
 def load_policy_file(path: str | Path, rules: Rules | None = None, seed: int | None = None) -> MLPPolicyAgent:
@@ -156,8 +165,11 @@ def load_policy_file(path: str | Path, rules: Rules | None = None, seed: int | N
     """
     meta, layers = read_policy_file(path)
     trained = Rules.from_dict(meta["rules"])
-    if rules is not None and any(getattr(rules, f) != getattr(trained, f) for f in HAND_FIELDS):
-        raise PolicyFileError(f"{path} was trained for rules {trained.to_dict()}, not {rules.to_dict()}")
+    if rules is not None and trained.hand_differences(rules):
+        raise PolicyFileError(
+            f"{path} was trained for hands played otherwise ({'; '.join(trained.hand_differences(rules))}):"
+            f" rules {trained.to_dict()}, not {rules.to_dict()}"
+        )
     return MLPPolicyAgent(
         layers, rules or trained, activation=meta["activation"], seed=seed, name=Path(path).parent.name or "rllib"
     )

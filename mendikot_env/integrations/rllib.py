@@ -52,6 +52,7 @@ from torch import nn
 from mendikot_env.cards import NUM_ACTIONS
 from mendikot_env.env import env as make_aec_env
 from mendikot_env.rules import Rules
+from mendikot_env.run_folder import RLLIB_RUN_FILES, prepare_run_folder
 
 from .policy_file import SUFFIX, MLPPolicyAgent, save_policy_file
 from .rllib_args import Args
@@ -319,10 +320,12 @@ def _summary(result: dict[str, Any], seconds: float, rules: Rules) -> dict[str, 
     }
 
 
-def train(args: Args, log: Any = print, config: PPOConfig | None = None) -> Path:
+def train(args: Args, log: Any = print, config: PPOConfig | None = None, overwrite: bool = False) -> Path:
     """Run ``args.iterations`` RLlib iterations; returns the run folder.
 
     ``config`` replaces :func:`ppo_config` (e.g. the same config with an instrumented env).
+    A folder that already holds a run is refused (``RunFolderInUseError``, a ValueError)
+    unless ``overwrite`` is True, which deletes that run's files first.
 
     ``ray.init()`` joins the cluster named by ``RAY_ADDRESS`` when it is set and starts a
     local one otherwise. The folder gets ``args.json``, ``metrics.jsonl`` (one line per
@@ -337,7 +340,7 @@ def train(args: Args, log: Any = print, config: PPOConfig | None = None) -> Path
 
     rules = args.resolved_rules()
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    prepare_run_folder(out, RLLIB_RUN_FILES, overwrite)
     (out / "args.json").write_text(json.dumps({**asdict(args), "rules_resolved": rules.to_dict()}, indent=2))
     if not ray.is_initialized():
         ray.init()

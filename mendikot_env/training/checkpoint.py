@@ -55,7 +55,7 @@ def load_checkpoint(path: str | Path, kind: str | None = None) -> dict[str, Any]
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:  # torch raises many types for a damaged file
         raise CheckpointError(
-            f"{path} is not a readable mendikot checkpoint (corrupt or foreign file): {error}"
+            f"{path} is not a readable mendikot checkpoint (corrupt or foreign file): {_load_failure(error)}"
         ) from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not a mendikot checkpoint (no '{FORMAT}' format tag)")
@@ -69,6 +69,17 @@ def load_checkpoint(path: str | Path, kind: str | None = None) -> dict[str, Any]
     if kind == "training":
         check_training_payload(payload, path)
     return payload
+
+
+def _load_failure(error: Exception) -> str:
+    """What ``torch.load`` found wrong, without its advice to retry with ``weights_only=False``
+    (which would run any code a foreign file holds): a checkpoint never needs it."""
+    text = str(error)
+    marker = "WeightsUnpickler error:"
+    if marker in text:
+        reason = text.split(marker, 1)[1].split("Check the documentation", 1)[0].strip()
+        return f"it holds more than tensors and plain data ({' '.join(reason.split()) or 'unknown content'})"
+    return text.strip().splitlines()[0] if text.strip() else type(error).__name__
 
 
 def verify_archive(path: Path) -> None:

@@ -29,11 +29,13 @@ from torch import nn
 from ..cards import NUM_ACTIONS
 from ..observation import ObservationEncoder
 from ..rules import Rules, resolve_rules
+from ..run_folder import TRAINING_RUN_FILES, prepare_run_folder
 from .args import (
     ADVISORS,
     CRITICS,
     NATIVE_BFLOAT16_FLAGS,
     Args,
+    busy_cores_warning,
     check_device,
     cpu_has_native_bfloat16,
     precision_context,
@@ -269,15 +271,25 @@ def make_policy(network: Network, device: torch.device, generator: torch.Generat
     return policy
 
 
-def train(args: Args, resume: bool = False) -> Path:
-    """Run (or resume) a training run; returns the run folder."""
+def train(args: Args, resume: bool = False, overwrite: bool = False) -> Path:
+    """Run (or resume) a training run; returns the run folder.
+
+    A new run refuses a folder that already holds one (``RunFolderInUseError``, a
+    ValueError) unless ``overwrite`` is True, which deletes that run's files first.
+    """
     out = Path(args.out)
+    if resume and overwrite:
+        raise ValueError("resume and overwrite exclude each other: a resume continues the run in its folder")
     rules = resolve_rules(args.rules)
     check_device(args.device)
     device = torch.device(args.device)
     check_eval_opponents(args, rules)
+    if not resume:
+        prepare_run_folder(out, TRAINING_RUN_FILES, overwrite, resume_hint=f"`mendikot train --resume {out}`")
     if args.threads:
         torch.set_num_threads(args.threads)
+    elif device.type == "cpu" and (busy := busy_cores_warning(torch.get_num_threads())):
+        warnings.warn(busy, stacklevel=2)
     if args.precision == "bfloat16" and device.type == "cpu" and cpu_has_native_bfloat16() is False:
         warnings.warn(
             f"--precision bfloat16 on a CPU without any of {', '.join(NATIVE_BFLOAT16_FLAGS)}: bfloat16 is "

@@ -1,0 +1,51 @@
+"""A training run's folder: a new run never writes over an old one unless asked to.
+
+``mendikot train`` and ``mendikot train-rllib`` write their checkpoints, agent and metrics
+into ``--out``. Started again on the same folder, a new run would replace the old run's
+agent with an untrained one and mix its metrics into the old log; so it is refused, with
+the ways on: resume the run, start it over explicitly (``--overwrite``), or pick another
+folder.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+# What the trainers write into a run folder (files and folders).
+TRAINING_RUN_FILES = ("checkpoint.pt", "agent.pt", "metrics.jsonl", "metrics.csv", "learning_curve.png", "tb")
+RLLIB_RUN_FILES = ("args.json", "metrics.jsonl", "checkpoint", "agent.rllib")
+
+
+class RunFolderInUseError(ValueError):
+    """The folder already holds a run and the caller did not ask to overwrite it."""
+
+
+def prepare_run_folder(out: Path, run_files: Sequence[str], overwrite: bool, resume_hint: str | None = None) -> None:
+    """Make ``out`` ready for a new run: create it, or, when it holds a run's files, refuse
+    (``overwrite`` False) or delete those files (``overwrite`` True; nothing else in it).
+
+    Args:
+        out: the run folder.
+        run_files: the names a run writes there.
+        overwrite: delete an earlier run's files instead of refusing.
+        resume_hint: how to continue the earlier run instead (named in the error), if it can be.
+
+    Raises:
+        RunFolderInUseError: ``out`` holds a run and ``overwrite`` is False; or ``out`` is a file.
+    """
+    if out.exists() and not out.is_dir():
+        raise RunFolderInUseError(f"run folder {out} is a file; give --out a folder")
+    found = [name for name in run_files if (out / name).exists()]
+    if found and not overwrite:
+        ways = [f"continue it with {resume_hint}"] if resume_hint else []
+        ways += ["start over with --overwrite (deletes those files)", "or give another --out"]
+        raise RunFolderInUseError(f"{out} already holds a run ({', '.join(found)}); " + ", ".join(ways))
+    for name in found:
+        path = out / name
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    out.mkdir(parents=True, exist_ok=True)
