@@ -87,6 +87,8 @@ def load(spec: str | Path, rules: Rules | str | None = None, seed: int | None = 
         return make(spec, rules, seed)  # raises with the list of names
     if not path.exists():
         raise ValueError(f"checkpoint {spec!r} does not exist")
+    if path.is_dir():
+        path = _run_folder_agent(path)
     if path.is_dir() or path.suffix == ".pt":
         return _load_network(path, rules, seed)
     if path.suffix not in CHECKPOINT_LOADERS:
@@ -102,6 +104,20 @@ def load(spec: str | Path, rules: Rules | str | None = None, seed: int | None = 
     if not hasattr(agent, "name"):
         agent.name = path.stem  # type: ignore[attr-defined]
     return agent
+
+
+def _run_folder_agent(folder: Path) -> Path:
+    """The agent file of a run folder: ``mendikot train``'s (the folder itself, read by
+    ``load_neural_agent``), else another trainer's ``agent<suffix>`` with a registered loader
+    (``train-rllib`` writes ``agent.rllib``)."""
+    if (folder / "agent.pt").is_file() or (folder / "checkpoint.pt").is_file():
+        return folder
+    import mendikot_env.integrations  # noqa: F401  (registers the loaders of optional integrations)
+
+    for suffix in sorted(CHECKPOINT_LOADERS):
+        if (folder / f"agent{suffix}").is_file():
+            return folder / f"agent{suffix}"
+    return folder  # load_neural_agent names the missing agent.pt
 
 
 def _shipped_agent_for(rules: Rules) -> Path:

@@ -45,12 +45,13 @@ from .cards import (
     TWOS,
     action_str,
     card_str,
+    parse_card,
     popcount,
     set_to_cards,
     union,
     unpack_sets,
 )
-from .rules import PLAYER_COUNTS, Rules
+from .rules import PLAYER_COUNTS, Rules, resolve_rules
 
 # Phases of a hand (OpenSpiel's names): HIDE only exists in band hukum.
 HIDE, PLAY, OVER = 0, 1, 2
@@ -162,7 +163,7 @@ def pack_cards(rules: Rules) -> np.ndarray:
 
 
 def new_hands(
-    rules: Rules,
+    rules: Rules | str,
     batch_size: int,
     rng: np.random.Generator | int | None = None,
     deals: Any = None,
@@ -175,13 +176,13 @@ def new_hands(
     cards) whether or not some are given, so giving a dealer never changes the cards.
 
     Args:
-        rules: the rule set.
+        rules: the rule set (or a preset name: ``"band"``).
         batch_size: number of games B.
         rng: a ``np.random.Generator`` or a seed; the global numpy RNG is never used.
         deals: optional cards per game and seat, shape (B, n, hand_size), e.g. a list of
-            B deals, each a list of n lists of card ids.
+            B deals, each a list of n lists of card ids or card texts (``"TS"``, ``"10♠"``).
         dealers: optional dealer seat per game (an int for all games, or B ints).
-        open_cards: optional open-draw card per game (``trump="open"`` only).
+        open_cards: optional open-draw card per game (``trump="open"`` only), ids or texts.
 
     Returns:
         The new State, in phase HIDE (band hukum) or PLAY.
@@ -197,7 +198,7 @@ def new_hands(
 
 
 def new_hand(
-    rules: Rules,
+    rules: Rules | str,
     rng: np.random.Generator | int | None = None,
     deal: Any = None,
     dealer: Any = None,
@@ -213,7 +214,7 @@ def new_hand(
 
 
 def _deal(
-    rules: Rules,
+    rules: Rules | str,
     batch_size: int,
     rng: np.random.Generator | int | None,
     deals: Any,
@@ -222,6 +223,7 @@ def _deal(
     one_game: bool,
 ) -> State:
     """The deal behind new_hands and new_hand; ``one_game`` words errors for one game."""
+    rules = resolve_rules(rules)  # a preset name works too, as env() takes them
     rng = np.random.default_rng(rng)
     n, h, B = rules.n_players, rules.hand_size, batch_size
     pack = pack_cards(rules)
@@ -324,8 +326,10 @@ def validate_deals(rules: Rules, deals: Any, batch_size: int, one_game: bool = F
         raise ValueError(
             f"deals have shape {cards.shape}; {batch_size} game(s) of {n} players need shape ({batch_size}, {n}, {h})"
         )
+    if cards.dtype.kind == "U":
+        cards = _parse_deal_texts(cards, deal_of)
     if not np.issubdtype(cards.dtype, np.integer):
-        raise ValueError(f"{subject} must hold integer card ids 0..51, got dtype {cards.dtype}")
+        raise ValueError(f"{subject} must hold card ids 0..51 or card texts like 'TS', got dtype {cards.dtype}")
     cards = cards.astype(np.int64)
     pack = pack_cards(rules)
     in_pack = np.isin(cards, pack)
@@ -347,6 +351,20 @@ def validate_deals(rules: Rules, deals: Any, batch_size: int, one_game: bool = F
             f" (card {first}, {card_str(first)}, is dealt to seat(s) {seats})"
         )
     return cards
+
+
+def _parse_deal_texts(texts: np.ndarray, deal_of: Any) -> np.ndarray:
+    """(B, n, h) card ids from card texts (``"TS"``, ``"10♠"``, as records write them): a
+    loop over the cards, but only for deals given as text, never on the integer path."""
+    flat = texts.reshape(-1)
+    ids = np.empty(flat.size, dtype=np.int64)
+    for i, text in enumerate(flat.tolist()):
+        try:
+            ids[i] = parse_card(text)
+        except ValueError as error:
+            g, s, _ = np.unravel_index(i, texts.shape)
+            raise ValueError(f"{deal_of(int(g))}: seat {int(s)}: {error}") from None
+    return ids.reshape(texts.shape)
 
 
 def _count(k: int, noun: str) -> str:
@@ -373,7 +391,13 @@ def _seats_option(rules: Rules, value: Any, batch_size: int, one_game: bool) -> 
 
 def _open_cards_option(rules: Rules, value: Any, batch_size: int, one_game: bool) -> np.ndarray:
     name = "open_card" if one_game else "open_cards"
-    allowed = "a card id" if one_game else f"one card id or {batch_size} card ids"
+    allowed = "a card id or text" if one_game else f"one card id or {batch_size} card ids (or texts)"
+    if isinstance(value, str) or (np.ndim(value) > 0 and np.asarray(value).dtype.kind == "U"):
+        try:
+            texts = np.asarray(value).reshape(-1).tolist()
+            value = parse_card(value) if isinstance(value, str) else [parse_card(text) for text in texts]
+        except ValueError as error:
+            raise ValueError(f"{name}: {error}") from None
     cards = _per_game_ints(value, batch_size, name, allowed)
     bad = ~np.isin(cards, pack_cards(rules))
     if bad.any():

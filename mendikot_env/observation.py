@@ -209,7 +209,15 @@ class ObservationEncoder:
         """
         rules = self.rules
         n, B = rules.n_players, state.batch_size
-        seats = np.asarray(seats, dtype=np.int64).reshape(B)
+        if state.rules is not rules and rules.hand_differences(state.rules):
+            raise ValueError(
+                f"this encoder is for {rules}, not for the state's {state.rules} "
+                f"({'; '.join(rules.hand_differences(state.rules))}): make ObservationEncoder(state.rules)"
+            )
+        seats = np.asarray(seats, dtype=np.int64)
+        if seats.size != B:
+            raise ValueError(f"seats needs one observing seat per game: {B}, got shape {seats.shape}")
+        seats = seats.reshape(B)
         if out is None:
             out = np.empty((B, self.size), dtype=np.float32)
         elif out.shape != (B, self.size) or out.dtype != np.float32:

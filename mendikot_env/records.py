@@ -181,7 +181,8 @@ def check_structure(data: Any) -> Rules:
         raise _fail("dealer", f"expected a seat 0..{n - 1}, got {data['dealer']!r}")
     deal = data["deal"]
     if not isinstance(deal, list) or len(deal) != n:
-        raise _fail("deal", f"expected {n} hands (one per seat), got {deal!r:.80}")
+        got = f"{len(deal)} hands" if isinstance(deal, list) else f"{deal!r:.80}"
+        raise _fail("deal", f"expected {n} hands (one per seat, as rules.n_players = {n} says), got {got}")
     for s, hand in enumerate(deal):
         if not isinstance(hand, list) or len(hand) != rules.hand_size:
             raise _fail(f"deal[{s}]", f"expected {rules.hand_size} cards, got {hand!r:.80}")

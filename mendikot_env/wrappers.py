@@ -249,6 +249,8 @@ class MendikotVectorEnv(gymnasium.vector.VectorEnv):
         actions = np.asarray(actions)
         if actions.dtype.kind not in "iu":  # astype would quietly turn 18.7 into card 18
             raise ValueError(f"actions must be integers 0..{NUM_ACTIONS - 1}, got dtype {actions.dtype}: {actions!r}")
+        if actions.size != self.num_envs:
+            raise ValueError(f"step needs one action per env: {self.num_envs}, got shape {actions.shape}")
         actions = actions.reshape(self.num_envs).astype(np.int64)
         in_range = (actions >= 0) & (actions < NUM_ACTIONS)
         legal = (core.legal_bits(self.games) >> np.where(in_range, actions, 0).astype(np.uint64)) & np.uint64(1)

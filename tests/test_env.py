@@ -26,6 +26,7 @@ from support import (
 import mendikot_env
 from mendikot_env import core, mendikot_v0
 from mendikot_env.analysis import deal_cards
+from mendikot_env.cards import card_str, parse_card
 from mendikot_env.observation import ObservationEncoder
 from mendikot_env.rules import Rules
 
@@ -391,7 +392,9 @@ def test_bad_seed_or_options_are_a_clear_value_error() -> None:
         (4, lambda d: [d[0][:-1] + [52], d[1], d[2], d[3]], ["52", "not in the pack"]),
         (4, lambda d: [d[0][:-1] + [-1], d[1], d[2], d[3]], ["-1", "not in the pack"]),
         (6, lambda d: [[0] + d[0][1:], *d[1:]], ["2s", "not in the pack"]),
-        (4, lambda d: [[str(c) for c in d[0]], *d[1:]], ["integer"]),
+        (4, lambda d: [[str(c) for c in d[0]], *d[1:]], ["seat 0: cannot read '", "as a card"]),
+        (4, lambda d: [[card_str(c) if c != d[2][5] else "1X" for c in h] for h in d], ["seat 2", "'1X'"]),
+        (4, lambda d: [[float(c) for c in hand] for hand in d], ["card ids 0..51 or card texts", "float64"]),
         (4, lambda d: 5, ["4 lists (one per seat) of 13 card ids", "got 5"]),
         (4, lambda d: [None] * 4, ["4 lists (one per seat) of 13 card ids", "None"]),
         (4, lambda d: [c for hand in d for c in hand], ["4 lists (one per seat) of 13 card ids"]),
@@ -405,7 +408,9 @@ def test_bad_seed_or_options_are_a_clear_value_error() -> None:
         "out-of-range",
         "negative",
         "two-with-6-players",
-        "not-ints",
+        "numbers-as-text",
+        "bad-text",
+        "floats",
         "a-number",
         "nones",
         "flat-list",
@@ -434,6 +439,21 @@ def test_malformed_deal_is_a_clear_value_error(n: int, mutate, words: list[str])
     assert np.array_equal(env.unwrapped.game.deal, again.unwrapped.game.deal)
 
 
+def test_a_deal_and_open_card_given_as_text_equal_the_same_given_as_ids() -> None:
+    env = mendikot_env.env(trump="open", n_players=6)
+    env.reset(seed=0)
+    deal = deal_cards(env.unwrapped.game)[0].tolist()
+    texts = [[card_str(c, symbols=s % 2 == 1) for c in hand] for s, hand in enumerate(deal)]  # "TS" and "T♠"
+    env.reset(options={"deal": texts, "dealer": 3, "open_card": "10H"})
+    by_text = env.unwrapped.game
+    env.reset(options={"deal": deal, "dealer": 3, "open_card": parse_card("TH")})
+    assert np.array_equal(by_text.hands, env.unwrapped.game.hands) and by_text.open_card.tolist() == [parse_card("TH")]
+    batch = core.new_hands({"trump": "open", "n_players": 6}, 2, 0, deals=[texts, texts], open_cards=["AS", "3C"])
+    assert np.array_equal(batch.hands[0], by_text.hands[0]) and batch.open_card.tolist() == [51, 1]
+    assert batch.rules == Rules(trump="open", n_players=6)  # rules as a dict of fields, or a preset name:
+    assert core.new_hand("band", 0).rules == Rules.preset("band")
+
+
 @pytest.mark.parametrize(
     ("kwargs", "options", "words"),
     [
@@ -442,6 +462,8 @@ def test_malformed_deal_is_a_clear_value_error(n: int, mutate, words: list[str])
         ({"trump": "open"}, {"open_card": 52}, ["open_card", "52"]),
         ({"trump": "open", "n_players": 6}, {"open_card": 13}, ["open_card", "13"]),
         ({}, {"open_card": 5}, ["open_card", "open"]),
+        ({"trump": "open"}, {"open_card": "ZS"}, ["open_card: cannot read 'ZS' as a card"]),
+        ({"trump": "open", "n_players": 6}, {"open_card": "2S"}, ["open_card 39", "not in the pack for 6"]),
     ],
 )
 def test_bad_dealer_or_open_card_is_a_clear_value_error(kwargs: dict, options: dict, words: list[str]) -> None:

@@ -171,6 +171,11 @@ def test_shapes_dtypes_and_range(name: str) -> None:
             encoder.encode(state, np.array(seats))
     with pytest.raises(ValueError, match=rf"seats must be 0..{n - 1} \(or -1 for a finished game\), got \[{n}\]"):
         encoder.encode(one, np.array([n]))
+    with pytest.raises(ValueError, match=r"one observing seat per game: 5, got shape \(4,\)"):
+        encoder.encode(state, np.array([0, 1, 2, 3]))
+    other = Rules(n_players=6) if n == 4 else Rules()
+    with pytest.raises(ValueError, match=rf"this encoder is for .*n_players: {other.n_players} vs {n}"):
+        ObservationEncoder(other).encode(state, state.current)
     with pytest.raises(ValueError, match="trick_outlook_one needs a batch of one game, got 5"):
         core.trick_outlook_one(state, 0)
     # NO_SEAT (a finished game's current seat) reads as seat 0, on both paths.

@@ -115,6 +115,8 @@ def test_illegal_action_names_the_entry(band_record: dict) -> None:
         ),
         (lambda r: r["rules"].pop("trump"), r"rules: missing field\(s\) \['trump'\]"),
         (lambda r: r["deal"][2].pop(), r"deal\[2\]: expected 13 cards"),
+        (lambda r: r["deal"].pop(), r"deal: expected 4 hands \(one per seat, as rules.n_players = 4 says\), got 3"),
+        (lambda r: r["rules"].update(n_players=6), r"deal: expected 6 hands .*, got 4 hands$"),
         (lambda r: r["deal"][0].__setitem__(0, r["deal"][0][0].lower()), r"deal\[0\]\[0\]: write cards as"),
         (lambda r: r.update(face_down=None), r"face_down: must be a card exactly when trump is 'band'"),
         (lambda r: r["actions"][0].update(kind="play"), r"action 0 .* is marked 'play' but is a 'hide' action"),
@@ -189,3 +191,12 @@ def test_replay_command(tmp_path: Path, band_record: dict, capsys: pytest.Captur
     assert lines[0].startswith(f"{bad}: the record ends after")
     assert lines[1] == f"{binary}: not UTF-8 text (byte 0): records are UTF-8 JSON"
     assert lines[2].startswith(f"{good}: ok") and lines[3] == "2 of 3 record(s) failed the check"
+    # A folder (as arena --save writes) stands for its *.json records, in name order.
+    (tmp_path / "notes.txt").write_text("not a record")
+    assert main(["replay", "--check", str(tmp_path)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines[:3]] == [str(bad), str(binary), str(good)]
+    assert lines[3] == "2 of 3 record(s) failed the check"
+    (tmp_path / "empty").mkdir()
+    assert main(["replay", str(tmp_path / "empty")]) == 2
+    assert "empty: a folder without any *.json record" in capsys.readouterr().err

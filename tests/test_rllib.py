@@ -148,6 +148,8 @@ def test_policy_file_round_trip_and_errors(tmp_path: Path) -> None:
     path = save_policy_file(tmp_path / "run" / "agent.rllib", layers, rules)
     agent = agents.load(str(path), rules, seed=0)
     assert isinstance(agent, MLPPolicyAgent) and agent.name == "run"
+    by_folder = agents.load(str(tmp_path / "run"), rules, seed=0)  # a train-rllib run folder: its agent.rllib
+    assert isinstance(by_folder, MLPPolicyAgent) and by_folder.name == "run"
     with pytest.raises(PolicyFileError, match="trained for hands played otherwise .trump: 'band' vs 'cut'"):
         load_policy_file(path, Rules.preset("standard"))
     # Rules that play hands the same way (match tariff, display) are accepted.

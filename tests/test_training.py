@@ -22,6 +22,7 @@ import agents
 from agents.neural import NeuralAgent
 from mendikot_env import Rules
 from mendikot_env.arena import duplicate_arena
+from mendikot_env.cli import main
 from mendikot_env.run_folder import RunFolderInUseError
 from mendikot_env.training.args import busy_cores_warning
 from mendikot_env.training.checkpoint import CheckpointError, load_checkpoint, save_atomic
@@ -269,6 +270,33 @@ def test_a_busy_machine_gets_a_thread_count_to_ask_for(tmp_path: Path, monkeypat
             train(tiny_args(tmp_path / "asked", threads=threads, max_iterations=1))
     finally:
         torch.set_num_threads(threads)
+
+
+def test_any_rules_variant_trains_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "six"
+    tiny = [
+        "--games", "32", "--hidden", "16", "--card-hidden", "8", "--minibatch", "128", "--pool-bots", "easy",
+        "--teacher", "easy", "--eval-deals", "8", "--eval-opponents", "random", "--threads", "1", "--no-progress",
+        "--imitate-iterations", "1", "--max-iterations", "1",
+    ]  # fmt: skip
+    command = ["train", "--out", str(out), "--rules", "band", "--n-players", "6", "--reveal", "auto", *tiny]
+    assert main(command) == 0
+    six_auto = Rules.preset("band", n_players=6, reveal="auto")
+    assert agents.load(str(out)).rules == six_auto
+    assert load_checkpoint(out / "checkpoint.pt")["args"]["rule_fields"] == {"n_players": 6, "reveal": "auto"}
+    # A resume keeps the run's fields; changing one is refused, naming both rule sets in full.
+    assert main(["train", "--resume", str(out), "--max-iterations", "2"]) == 0
+    capsys.readouterr()
+    assert main(["train", "--resume", str(out), "--n-players", "8"]) == 2
+    error = capsys.readouterr().err
+    assert "trained on rules {'n_players': 6, 'trump': 'band', 'reveal': 'auto'" in error
+    assert "not Rules(n_players=8, trump='band', reveal='auto'" in error  # the run's other fields kept
+    with pytest.raises(ValueError, match="Rules.n_players = 5 is not allowed"):
+        Args(rule_fields={"n_players": 5})
+    with pytest.raises(ValueError, match=r"unknown Rules field\(s\) \['players'\]"):
+        Args(rule_fields={"players": 6})
+    with pytest.raises(ValueError, match="Args.rule_fields must be a dict"):
+        Args(rule_fields=[("n_players", 6)])  # type: ignore[arg-type]
 
 
 def test_overwrite_deletes_only_the_old_runs_files(tmp_path: Path) -> None:

@@ -167,6 +167,13 @@ def test_other_seats_built_for_other_hands_are_refused_at_construction() -> None
     assert env.agents[1].rules == Rules()
 
 
+def test_vector_env_wants_one_action_per_env() -> None:
+    env = MendikotVectorEnv(3)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"one action per env: 3, got shape \(2,\)"):
+        env.step(np.array([0, 1]))
+
+
 def test_vector_env_illegal_actions_end_only_their_games() -> None:
     envs = MendikotVectorEnv(4)
     _, info = envs.reset(seed=0)

@@ -53,6 +53,11 @@ def check_output_paths(json_file: str | None = None, save_dir: str | None = None
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
     """``--rules PRESET`` plus one option per rules field to override it."""
     parser.add_argument("--rules", default="standard", help=f"rules preset: {', '.join(PRESETS)}")
+    add_rule_field_arguments(parser)
+
+
+def add_rule_field_arguments(parser: argparse.ArgumentParser) -> None:
+    """One option per rules field (``--n-players 6``), each overriding the preset's value."""
     for field, choices in RULE_CHOICES.items():
         kind = int if field == "n_players" else str
         parser.add_argument(
@@ -67,10 +72,12 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
 
 def rules_from_args(args: argparse.Namespace) -> Rules:
     """The Rules chosen on the command line (preset, then field overrides)."""
-    overrides: dict[str, Any] = {
-        f: getattr(args, f) for f in (*RULE_CHOICES, "target") if getattr(args, f, None) is not None
-    }
-    return Rules.preset(args.rules, **overrides)
+    return Rules.preset(args.rules, **rule_overrides(args))
+
+
+def rule_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The rules fields given on the command line (the options of :func:`add_rule_field_arguments`)."""
+    return {f: getattr(args, f) for f in (*RULE_CHOICES, "target") if getattr(args, f, None) is not None}
 
 
 def field_docs(cls: type) -> dict[str, str]:

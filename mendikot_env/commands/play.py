@@ -1,4 +1,4 @@
-"""``mendikot play``: a person plays one seat in the terminal against three bots.
+"""``mendikot play``: a person plays one seat in the terminal, the bots every other seat.
 
 The game loop is :class:`TerminalGame`; its input function and output stream are
 injectable, so tests drive a whole match with scripted input. Bad input (a malformed
@@ -314,7 +314,7 @@ class TerminalGame:
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("play", help="play a match in the terminal against three bots")
+    parser = subparsers.add_parser("play", help="play a match in the terminal against the bots")
     add_rules_arguments(parser)
     parser.add_argument(
         "--level",

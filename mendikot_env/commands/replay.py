@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from ..records import RecordError, format_record, load_record
 
@@ -10,7 +11,10 @@ from ..records import RecordError, format_record, load_record
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("replay", help="check a game record (JSON) and print it trick by trick")
     parser.add_argument(
-        "files", nargs="+", metavar="FILE", help="record file(s) written by arena --save or play --save"
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="record file(s) written by arena --save or play --save, or folders of them (their *.json files)",
     )
     parser.add_argument("--ascii", action="store_true", help="suit letters (C D H S) instead of symbols")
     parser.add_argument("--check", action="store_true", help="only check the records; print one line per file")
@@ -18,15 +22,36 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    files = record_files(args.files)
     if args.check:
-        return check_all(args.files)
-    for i, path in enumerate(args.files):
+        return check_all(files)
+    for i, path in enumerate(files):
         record = load_record(path)  # raises RecordError (a ValueError) naming the first bad entry
         if i:
             print()
         print(f"== {path}")
         print(format_record(record, symbols=not args.ascii))
     return 0
+
+
+def record_files(paths: list[str]) -> list[str]:
+    """The files to read: each path as given, a folder as its ``*.json`` files in name order
+    (``arena --save DIR`` writes one per hand).
+
+    Raises:
+        RecordError: a folder without any ``*.json`` file.
+    """
+    files: list[str] = []
+    for path in paths:
+        folder = Path(path)
+        if not folder.is_dir():
+            files.append(path)
+            continue
+        found = sorted(str(file) for file in folder.glob("*.json") if file.is_file())
+        if not found:
+            raise RecordError(f"{path}: a folder without any *.json record")
+        files += found
+    return files
 
 
 def check_all(files: list[str]) -> int:

@@ -7,7 +7,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import field_docs
+from .common import add_rule_field_arguments, field_docs, rule_overrides
 
 if TYPE_CHECKING:
     from ..training.args import Args
@@ -26,6 +26,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
     docs = field_docs(Args)
     for f in fields(Args):
+        if f.name == "rule_fields":
+            continue  # one option per rules field instead, below
         flag = "--" + f.name.replace("_", "-")
         default = f.default
         shown = " ".join(map(str, default)) if isinstance(default, tuple) else default
@@ -37,6 +39,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
             parser.add_argument(flag, dest=f.name, nargs="+", type=kind, default=None, help=text)
         else:
             parser.add_argument(flag, dest=f.name, type=type(default), default=None, help=text)
+    add_rule_field_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -49,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
     from ..training.args import Args
 
     given = {f.name: getattr(args, f.name) for f in fields(Args) if getattr(args, f.name, None) is not None}
+    if rule_overrides(args):
+        given["rule_fields"] = rule_overrides(args)
     options = _resumed_options(Path(args.resume), given) if args.resume else Args.from_dict(given)
     out = train(options, resume=bool(args.resume), overwrite=args.overwrite)
     final = read_rows(out / "metrics.jsonl")[-1]
@@ -70,6 +75,8 @@ def _resumed_options(run: Path, given: dict[str, Any]) -> Args:
     path = run / "checkpoint.pt"
     saved = dict(load_checkpoint(path, kind="training")["args"])
     saved.setdefault("hidden_trump_feature", False)  # runs saved before the feature existed
+    if "rule_fields" in given:  # a changed field is checked against the run's own rules
+        given = {**given, "rule_fields": {**saved.get("rule_fields", {}), **given["rule_fields"]}}
     try:
         return Args.from_dict({**saved, **given, "out": str(run)})
     except TypeError as error:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from ..rules import Rules
+from ..rules import Rules, resolve_rules
 
 PRECISIONS = ("float32", "bfloat16")  # the network's arithmetic while training (see Args.precision)
 CRITICS = ("observation", "state")  # what the value may see (see Args.critic)
@@ -163,6 +163,8 @@ class Args:
 
     rules: str = "standard"
     """rules preset name (the agent learns this variant)"""
+    rule_fields: dict[str, Any] = field(default_factory=dict)
+    """rules fields that change the preset, e.g. {"n_players": 6} (the command line's --n-players 6)"""
     algorithm: str = "ppo"
     """ppo (masked PPO, policy + value heads) or dmc (Deep Monte-Carlo: the policy head is Q(s, a))"""
     epsilon: float = 0.05
@@ -266,7 +268,10 @@ class Args:
     """show a progress bar"""
 
     def __post_init__(self) -> None:
-        Rules.preset(self.rules)  # a clear error for an unknown preset, before any work
+        if not isinstance(self.rule_fields, dict):
+            raise ValueError(f"Args.rule_fields must be a dict of Rules fields, got {self.rule_fields!r}")
+        self.rule_fields = dict(self.rule_fields)
+        self.resolved_rules()  # a clear error for an unknown preset or field, before any work
         if self.algorithm not in ("ppo", "dmc"):
             raise ValueError(f"Args.algorithm {self.algorithm!r} is not allowed; choose 'ppo' or 'dmc'")
         if self.critic not in CRITICS:
@@ -279,6 +284,10 @@ class Args:
             raise ValueError(f"Args.advisor {self.advisor!r} is not allowed; choose one of {ADVISORS}")
         self.hidden = tuple(int(h) for h in self.hidden)
         self._check_ranges()
+
+    def resolved_rules(self) -> Rules:
+        """The rules the run learns: the preset with ``rule_fields`` applied."""
+        return resolve_rules(self.rules, **self.rule_fields)
 
     def _check_ranges(self) -> None:
         """Every numeric option inside its range (``RANGES``), each hidden layer's size too."""

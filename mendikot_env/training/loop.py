@@ -28,7 +28,7 @@ from torch import nn
 
 from ..cards import NUM_ACTIONS
 from ..observation import ObservationEncoder
-from ..rules import Rules, resolve_rules
+from ..rules import Rules
 from ..run_folder import TRAINING_RUN_FILES, prepare_run_folder
 from .args import (
     ADVISORS,
@@ -280,7 +280,7 @@ def train(args: Args, resume: bool = False, overwrite: bool = False) -> Path:
     out = Path(args.out)
     if resume and overwrite:
         raise ValueError("resume and overwrite exclude each other: a resume continues the run in its folder")
-    rules = resolve_rules(args.rules)
+    rules = args.resolved_rules()
     check_device(args.device)
     device = torch.device(args.device)
     check_eval_opponents(args, rules)

@@ -137,7 +137,15 @@ class _Bar:
         if enabled:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=round(total), initial=round(done), unit="s", file=sys.stderr, desc="training")
+            # The bar counts seconds of the time budget; tqdm's rate (budget seconds per second,
+            # "1.01s/s") says nothing, so the format leaves it out for samples/s in the postfix.
+            self.bar = tqdm(
+                total=round(total),
+                initial=round(done),
+                file=sys.stderr,
+                desc="training",
+                bar_format="{desc}: {percentage:3.0f}%|{bar}| {n}/{total} s [{elapsed}<{remaining}{postfix}]",
+            )
 
     def update_to(self, seconds: float, samples_per_s: float, iteration: int) -> None:
         if self.bar is not None:
