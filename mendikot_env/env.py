@@ -140,7 +140,9 @@ hand episode and in a match's first hand; later in a match, the last finished ha
 result and its `match` summary, which still says `over: False` because the match was cut
 short, not decided. The other agents still collect that hand's rewards through `last()`
 if they had not yet; the offender's are replaced by the -1. The raw env (`raw_env()`)
-raises a ValueError naming the action and the legal ones.
+raises a ValueError naming the action and the legal ones. Before its first `reset()`, its
+`step()`, `observe()` and `last()` raise an AttributeError that says to call `reset()`
+(the wrapped env's OrderEnforcingWrapper asserts the same).
 
 Actions are integers. The raw env also takes a numpy integer, a one-element integer array
 or a torch tensor, and refuses a float or a bool with that ValueError. The wrapped env's
@@ -180,6 +182,11 @@ from .rules import Rules, resolve_rules
 
 REWARD_MODES = ("win", "points")
 EPISODE_MODES = ("hand", "match")
+# Attributes the first reset() sets: read before it, they get an error that says so.
+SET_BY_RESET = frozenset(
+    {"agents", "agent_selection", "rewards", "_cumulative_rewards", "terminations", "truncations", "infos"}
+    | {"_observations", "_legal", "_legal_bits", "_mask", "_current"}
+)
 
 
 def env(rules: Rules | str | dict[str, Any] | None = None, **kwargs: Any) -> AECEnv:
@@ -256,6 +263,14 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         self.game: core.State | None = None
         self.match: MatchState | None = None
         self.result: dict[str, Any] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        # Reached only when normal lookup fails, so it costs nothing after reset(): step(),
+        # observe() and last() before the first reset() say what to do instead of naming a
+        # missing attribute. (The wrapped env's OrderEnforcingWrapper says so too.)
+        if name in SET_BY_RESET:
+            raise AttributeError(f"raw_env.{name} is set by reset(): call reset() before step(), observe() or last()")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # -- spaces ------------------------------------------------------------------------
 

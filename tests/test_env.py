@@ -439,6 +439,18 @@ def test_malformed_deal_is_a_clear_value_error(n: int, mutate, words: list[str])
     assert np.array_equal(env.unwrapped.game.deal, again.unwrapped.game.deal)
 
 
+def test_the_raw_env_before_reset_says_to_call_reset() -> None:
+    env = mendikot_env.raw_env()
+    for call in (lambda: env.step(0), lambda: env.observe("player_0"), env.last, lambda: env.agent_selection):
+        with pytest.raises(AttributeError, match=r"set by reset\(\): call reset\(\) before step\(\)"):
+            call()
+    with pytest.raises(AttributeError, match="'raw_env' object has no attribute 'colour'"):
+        env.colour  # noqa: B018
+    assert not hasattr(env, "agents") and pickle.loads(pickle.dumps(env)).possible_agents == env.possible_agents
+    env.reset(seed=0)
+    assert env.agent_selection in env.agents  # set now, by the normal lookup
+
+
 def test_a_deal_and_open_card_given_as_text_equal_the_same_given_as_ids() -> None:
     env = mendikot_env.env(trump="open", n_players=6)
     env.reset(seed=0)
