@@ -112,7 +112,7 @@ class MendikotGymEnv(gymnasium.Env):
         ((864,), (53,))
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -127,8 +127,10 @@ class MendikotGymEnv(gymnasium.Env):
         self.rules = resolve_rules(rules, **rule_fields)
         if reward not in ("win", "points"):
             raise ValueError(f"reward {reward!r} is not allowed; choose 'win' or 'points'")
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode {render_mode!r} is not allowed; choose None or 'ansi'")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode {render_mode!r} is not allowed; choose None or one of {self.metadata['render_modes']}"
+            )
         self.render_mode = render_mode
         self.reward_mode = reward
         self.seats = _learner_seats(self.rules, seat, control)
@@ -182,9 +184,15 @@ class MendikotGymEnv(gymnasium.Env):
         seat = int(self.game.current[0]) if self.game.phase[0] != core.OVER else self.seats[0]
         return self.encoder.encode(self.game, np.array([seat]))[0]
 
-    def render(self) -> str | None:
-        if self.render_mode != "ansi" or self.game is None:
+    def render(self) -> str | np.ndarray | None:
+        """The table as text (``"ansi"``) or an (H, W, 3) uint8 picture (``"rgb_array"``, what
+        SB3's ``make_vec_env`` asks for and video recorders save); every hand is shown."""
+        if self.render_mode is None or self.game is None:
             return None
+        if self.render_mode == "rgb_array":
+            from .picture import table_image  # numpy only; imported here to keep the import light
+
+            return table_image(self.game, 0)
         return render_text(self.game, 0)
 
 

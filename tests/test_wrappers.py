@@ -7,8 +7,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode
 
+import mendikot_env
 from agents import RandomAgent, make, masked_uniform
-from mendikot_env import Rules
+from mendikot_env import GYM_ENV_ID, Rules
 from mendikot_env.analysis import deal_cards
 from mendikot_env.wrappers import MendikotGymEnv, MendikotVectorEnv
 
@@ -198,3 +199,40 @@ def test_maskable_ppo_learns_on_the_gym_env() -> None:
         assert env.action_masks()[int(action)]
         obs, reward, done, _, info = env.step(int(action))
     assert "result" in info
+
+
+def test_the_gymnasium_id_makes_both_views_and_trains_by_name() -> None:
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks
+    from stable_baselines3.common.env_util import make_vec_env
+
+    env = gymnasium.make(GYM_ENV_ID, rules="band", seat=1, others=make("easy", "band"))
+    assert isinstance(env.unwrapped, MendikotGymEnv) and env.unwrapped.seats == [1]
+    obs, info = env.reset(seed=0)
+    assert np.array_equal(env.get_wrapper_attr("action_masks")(), info["action_mask"])
+    envs = gymnasium.make_vec(GYM_ENV_ID, num_envs=3, rules="open", reward="points")
+    assert isinstance(envs, MendikotVectorEnv) and envs.reset(seed=0)[0].shape == (3, envs.encoder.size)
+    # SB3 by id: make_vec_env wraps gymnasium.make; the masks reach MaskablePPO through it.
+    vec = make_vec_env(GYM_ENV_ID, n_envs=2, seed=0, env_kwargs={"rules": "standard"})
+    model = MaskablePPO("MlpPolicy", vec, n_steps=32, batch_size=32, n_epochs=1, seed=0, verbose=0)
+    model.learn(total_timesteps=64)
+    masks = get_action_masks(vec)
+    action, _ = model.predict(vec.reset(), action_masks=masks, deterministic=True)
+    assert masks.shape == (2, 53) and all(masks[i, a] for i, a in enumerate(action))
+    assert vec.env_method("render")[0].dtype == np.uint8  # make_vec_env asked for rgb_array
+    mendikot_env.registration.register_gymnasium_envs()  # again: a no-op, not a re-registration warning
+
+
+def test_gym_env_renders_text_and_pictures() -> None:
+    with pytest.raises(ValueError, match=r"render_mode 'human' is not allowed; choose None or one of \['ansi', 'rgb"):
+        MendikotGymEnv(render_mode="human")
+    assert MendikotGymEnv().render() is None
+    text_env, picture_env = MendikotGymEnv(render_mode="ansi"), MendikotGymEnv(render_mode="rgb_array")
+    assert text_env.render() is None  # before reset
+    for env in (text_env, picture_env):
+        obs, info = env.reset(seed=0)
+        env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert text_env.render().startswith("Mendikot (cut trump, 4 players) | trick ")
+    image = picture_env.render()
+    assert image.ndim == 3 and image.shape[2] == 3 and image.dtype == np.uint8 and image.std() > 0
