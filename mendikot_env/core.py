@@ -180,7 +180,7 @@ def new_hands(
         batch_size: number of games B.
         rng: a ``np.random.Generator`` or a seed; the global numpy RNG is never used.
         deals: optional cards per game and seat, shape (B, n, hand_size), e.g. a list of
-            B deals, each a list of n lists of card ids or card texts (``"TS"``, ``"10♠"``).
+            B deals, each a list of n lists of card ids or card texts (``"TS"`` or ``"10♠"``).
         dealers: optional dealer seat per game (an int for all games, or B ints).
         open_cards: optional open-draw card per game (``trump="open"`` only), ids or texts.
 

@@ -182,11 +182,6 @@ from .rules import Rules, resolve_rules
 
 REWARD_MODES = ("win", "points")
 EPISODE_MODES = ("hand", "match")
-# Attributes the first reset() sets: read before it, they get an error that says so.
-SET_BY_RESET = frozenset(
-    {"agents", "agent_selection", "rewards", "_cumulative_rewards", "terminations", "truncations", "infos"}
-    | {"_observations", "_legal", "_legal_bits", "_mask", "_current"}
-)
 
 
 def env(rules: Rules | str | dict[str, Any] | None = None, **kwargs: Any) -> AECEnv:
@@ -203,6 +198,12 @@ def env(rules: Rules | str | dict[str, Any] | None = None, **kwargs: Any) -> AEC
         'player_...'
     """
     return aec_wrappers.wrap(raw_env(rules, **kwargs), illegal_reward=-1)
+
+
+def _before_reset(method: str) -> AttributeError:
+    """The error of ``step``, ``observe`` and ``last`` before the first ``reset()``, which sets
+    what they read."""
+    return AttributeError(f"raw_env.{method}() before reset(): call reset() first, which deals the hand")
 
 
 class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
@@ -264,14 +265,6 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         self.match: MatchState | None = None
         self.result: dict[str, Any] | None = None
 
-    def __getattr__(self, name: str) -> Any:
-        # Reached only when normal lookup fails, so it costs nothing after reset(): step(),
-        # observe() and last() before the first reset() say what to do instead of naming a
-        # missing attribute. (The wrapped env's OrderEnforcingWrapper says so too.)
-        if name in SET_BY_RESET:
-            raise AttributeError(f"raw_env.{name} is set by reset(): call reset() before step(), observe() or last()")
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
     # -- spaces ------------------------------------------------------------------------
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -317,7 +310,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
-        vector = self._observations.get(seat)
+        try:  # free when nothing is raised; a class __getattr__ would slow every lookup instead
+            vector = self._observations.get(seat)
+        except AttributeError:
+            raise _before_reset("observe") from None
         if vector is None:
             score = None if self.match is None else self.match.scores
             vector = self.encoder.encode(self.game, np.array([seat]), score, legal=self._legal_bits)[0]
@@ -338,8 +334,26 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
 
     # -- step --------------------------------------------------------------------------
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last()``, with the before-reset error of :meth:`step`."""
+        try:
+            agent = self.agent_selection
+        except AttributeError:
+            raise _before_reset("last") from None
+        observation = self.observe(agent) if observe else None
+        return (
+            observation,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
     def step(self, action: Any) -> None:
-        agent = self.agent_selection
+        try:  # free when nothing is raised
+            agent = self.agent_selection
+        except AttributeError:
+            raise _before_reset("step") from None
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return

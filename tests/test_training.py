@@ -165,14 +165,37 @@ def test_corrupt_or_foreign_checkpoints_fail_clearly(tmp_path: Path, content: ob
         agents.load(str(path))
 
 
-def test_a_pickled_foreign_file_is_refused_without_advice_to_unpickle_it(tmp_path: Path) -> None:
+class _RunsACommand:
+    """Unpickled, it would run a shell command: what weights_only loading must refuse."""
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (os.system, ("echo unpickled",))
+
+
+@pytest.mark.parametrize(
+    ("payload", "found"),
+    [
+        ({"model": object}, "Unsupported global: GLOBAL object was not an allowed global by default"),
+        (
+            {"model": _RunsACommand()},
+            f"Trying to load unsupported GLOBAL {os.system.__module__}.system whose module {os.system.__module__} is"
+            " blocked",
+        ),
+    ],
+    ids=["a-class", "a-shell-command"],
+)
+def test_a_pickled_foreign_file_is_refused_without_advice_to_unpickle_it(
+    tmp_path: Path, payload: dict, found: str
+) -> None:
     path = tmp_path / "foreign.pt"
-    path.write_bytes(pickle.dumps({"model": object}, protocol=2))
+    path.write_bytes(pickle.dumps(payload, protocol=2))
     with pytest.raises(CheckpointError) as caught:
         load_checkpoint(path)
     message = str(caught.value)
-    assert "more than tensors and plain data" in message and str(path) in message
-    assert "weights_only" not in message and "\n" not in message, message  # torch's advice is left out
+    assert message == (
+        f"{path} is not a readable mendikot checkpoint (corrupt or foreign file): it holds more than tensors and"
+        f" plain data ({found}), which a mendikot checkpoint never does"
+    )  # torch's advice (weights_only=False, add_safe_globals) is left out
 
 
 def test_truncated_checkpoint_fails_clearly(tmp_path: Path) -> None:
@@ -295,6 +318,8 @@ def test_any_rules_variant_trains_from_the_command_line(tmp_path: Path, capsys: 
         Args(rule_fields={"n_players": 5})
     with pytest.raises(ValueError, match=r"unknown Rules field\(s\) \['players'\]"):
         Args(rule_fields={"players": 6})
+    numpy_fields = Args(rule_fields={"n_players": np.int64(6)}).rule_fields  # stored as Rules stores them
+    assert numpy_fields == {"n_players": 6} and type(numpy_fields["n_players"]) is int
     with pytest.raises(ValueError, match="Args.rule_fields must be a dict"):
         Args(rule_fields=[("n_players", 6)])  # type: ignore[arg-type]
 
@@ -315,6 +340,14 @@ def test_overwrite_deletes_only_the_old_runs_files(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     with pytest.raises(RunFolderInUseError, match="is a file; give --out a folder"):
         train(tiny_args(tmp_path / "file", max_iterations=1))
+    # A run stopped before its first checkpoint left only tb/: no resume to offer.
+    (tmp_path / "early" / "tb").mkdir(parents=True)
+    with pytest.raises(RunFolderInUseError) as refused:
+        train(tiny_args(tmp_path / "early", max_iterations=1))
+    assert str(refused.value) == (
+        f"{tmp_path / 'early'} already holds a run (tb); start over with --overwrite (deletes those files),"
+        " or give another --out"
+    )
 
 
 def test_neural_agent_sampling_is_seeded() -> None:

@@ -125,7 +125,9 @@ def busy_cores_warning(threads: int, load: float | None = None, cores: int | Non
     return (
         f"torch will use {threads} threads, but the 1-minute load average ({load:.1f} on {cores} cores) leaves "
         f"about {free} free; threads waiting for busy cores can make training several times slower: "
-        f"pass --threads {free} (the results depend on the thread count, so keep it for reruns)"
+        f"pass --threads {free} (the results depend on the thread count, so keep it for reruns). The load "
+        "average lags a minute and, in a container, may be the host's: if the cores are in fact idle, pass "
+        "--threads to silence this"
     )
 
 
@@ -270,8 +272,10 @@ class Args:
     def __post_init__(self) -> None:
         if not isinstance(self.rule_fields, dict):
             raise ValueError(f"Args.rule_fields must be a dict of Rules fields, got {self.rule_fields!r}")
-        self.rule_fields = dict(self.rule_fields)
-        self.resolved_rules()  # a clear error for an unknown preset or field, before any work
+        # A clear error for an unknown preset or field, before any work; the values as Rules
+        # stores them (numpy integers as Python ints), so checkpoints load with weights_only.
+        resolved = resolve_rules(self.rules, **self.rule_fields)
+        self.rule_fields = {name: getattr(resolved, name) for name in self.rule_fields}
         if self.algorithm not in ("ppo", "dmc"):
             raise ValueError(f"Args.algorithm {self.algorithm!r} is not allowed; choose 'ppo' or 'dmc'")
         if self.critic not in CRITICS:

@@ -8,6 +8,7 @@ process killed mid-write leaves the previous checkpoint intact.
 
 from __future__ import annotations
 
+import re
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -73,13 +74,14 @@ def load_checkpoint(path: str | Path, kind: str | None = None) -> dict[str, Any]
 
 def _load_failure(error: Exception) -> str:
     """What ``torch.load`` found wrong, without its advice to retry with ``weights_only=False``
-    (which would run any code a foreign file holds): a checkpoint never needs it."""
+    or to allowlist globals (either would run any code a foreign file holds): a mendikot
+    checkpoint holds only tensors and plain data, so it never needs them."""
     text = str(error)
-    marker = "WeightsUnpickler error:"
-    if marker in text:
-        reason = text.split(marker, 1)[1].split("Check the documentation", 1)[0].strip()
-        return f"it holds more than tensors and plain data ({' '.join(reason.split()) or 'unknown content'})"
-    return text.strip().splitlines()[0] if text.strip() else type(error).__name__
+    if "weights_only" not in text and "Weights only" not in text:
+        return (text.strip().splitlines() or [type(error).__name__])[0]
+    found = re.search(r"((?:Unsupported|Trying to load unsupported)[^\n]*?)(?:\. Please|\.?\n|\.?$)", text)
+    what = f" ({found.group(1).strip()})" if found else ""
+    return f"it holds more than tensors and plain data{what}, which a mendikot checkpoint never does"
 
 
 def verify_archive(path: Path) -> None:

@@ -285,7 +285,9 @@ def train(args: Args, resume: bool = False, overwrite: bool = False) -> Path:
     device = torch.device(args.device)
     check_eval_opponents(args, rules)
     if not resume:
-        prepare_run_folder(out, TRAINING_RUN_FILES, overwrite, resume_hint=f"`mendikot train --resume {out}`")
+        resumable = (out / "checkpoint.pt").is_file()  # a run stopped before its first checkpoint is not
+        hint = f"`mendikot train --resume {out}`" if resumable else None
+        prepare_run_folder(out, TRAINING_RUN_FILES, overwrite, resume_hint=hint)
     if args.threads:
         torch.set_num_threads(args.threads)
     elif device.type == "cpu" and (busy := busy_cores_warning(torch.get_num_threads())):
