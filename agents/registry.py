@@ -5,9 +5,10 @@ trained agent: a run folder of ``mendikot train`` (``agents.load("runs/NAME")``)
 file, ``"trained"`` (the checkpoint shipped with the package for the rules played:
 ``standard`` or ``band``, under any rotation, scoring, target and direction), or a file
 whose suffix has a registered loader (:func:`register_checkpoint_loader`, e.g. RLlib
-exports), or several trained networks
-joined by ``+`` (``"runs/a+runs/b"``: an ``EnsembleAgent`` that plays their averaged policy),
-so the arena, the league and ``mendikot play`` take all of them without changes.
+exports; a ``train-rllib`` run folder stands for its ``agent.rllib``), or several trained
+networks joined by ``+`` (``"runs/a+runs/b"``: an ``EnsembleAgent`` that plays their
+averaged policy), so the arena, the league and ``mendikot play`` take all of them without
+changes.
 """
 
 from __future__ import annotations

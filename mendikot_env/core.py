@@ -354,7 +354,7 @@ def validate_deals(rules: Rules, deals: Any, batch_size: int, one_game: bool = F
 
 
 def _parse_deal_texts(texts: np.ndarray, deal_of: Any) -> np.ndarray:
-    """(B, n, h) card ids from card texts (``"TS"``, ``"10♠"``, as records write them): a
+    """(B, n, h) card ids from card texts (``"TS"`` as records write them, or ``"10♠"``): a
     loop over the cards, but only for deals given as text, never on the integer path."""
     flat = texts.reshape(-1)
     ids = np.empty(flat.size, dtype=np.int64)

@@ -142,7 +142,7 @@ short, not decided. The other agents still collect that hand's rewards through `
 if they had not yet; the offender's are replaced by the -1. The raw env (`raw_env()`)
 raises a ValueError naming the action and the legal ones. Before its first `reset()`, its
 `step()`, `observe()` and `last()` raise an AttributeError that says to call `reset()`
-(the wrapped env's OrderEnforcingWrapper asserts the same).
+(the wrapped env's OrderEnforcingWrapper refuses them too).
 
 Actions are integers. The raw env also takes a numpy integer, a one-element integer array
 or a torch tensor, and refuses a float or a bool with that ValueError. The wrapped env's

@@ -109,8 +109,8 @@ def busy_cores_warning(threads: int, load: float | None = None, cores: int | Non
     leaves free (None when they do not, or where the load is unknown).
 
     torch's threads wait for each other by spinning; with one core taken by other work, the
-    default (every core) made training 2 to 10 times slower on a 2-core machine, where one
-    thread ran at full speed. The thread count is left as asked (results depend on it), so
+    default (every core) made training 1.7 to 9 times slower than one thread on a 2-core
+    machine. The thread count is left as asked (results depend on it), so
     the run stays reproducible; the warning names the count to ask for.
     """
     if load is None:
