@@ -13,7 +13,16 @@ from agents import load
 from ..arena import ActionLog, duplicate_arena, write_json
 from ..core import State
 from ..records import make_record, save_record
-from .common import add_rules_arguments, check_output_paths, count, positive_int, rules_from_args, seed_value
+from .common import (
+    add_rules_arguments,
+    add_threads_argument,
+    check_output_paths,
+    count,
+    positive_int,
+    rules_from_args,
+    seed_value,
+    set_torch_threads,
+)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -41,6 +50,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
     parser.add_argument("--save", metavar="DIR", help="save every hand as a JSON game record in DIR")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_threads_argument(parser)
     add_rules_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -67,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     agent_a = load(args.a, rules, seed=args.seed * 2 + 1)
     agent_b = load(args.b, rules, seed=args.seed * 2 + 2)
+    set_torch_threads(args.threads)
     on_hand = record_saver(args.save, args.a, args.b, args.seed) if args.save else None
     result = duplicate_arena(
         rules,

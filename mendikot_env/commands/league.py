@@ -8,7 +8,15 @@ import sys
 from agents import load
 
 from ..arena import league, write_json
-from .common import add_rules_arguments, check_output_paths, positive_int, rules_from_args, seed_value
+from .common import (
+    add_rules_arguments,
+    add_threads_argument,
+    check_output_paths,
+    positive_int,
+    rules_from_args,
+    seed_value,
+    set_torch_threads,
+)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -28,6 +36,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--chunk", type=positive_int, default=1024, help="deal pairs per batch")
     parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_threads_argument(parser)
     add_rules_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -38,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
     if len(args.agents) < 2:
         raise ValueError("a league needs at least two agents")
     agents = [load(spec, rules, seed=args.seed * 100 + i) for i, spec in enumerate(args.agents)]
+    set_torch_threads(args.threads)
     result = league(
         rules,
         agents,
