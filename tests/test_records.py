@@ -191,12 +191,16 @@ def test_replay_command(tmp_path: Path, band_record: dict, capsys: pytest.Captur
     assert lines[0].startswith(f"{bad}: the record ends after")
     assert lines[1] == f"{binary}: not UTF-8 text (byte 0): records are UTF-8 JSON"
     assert lines[2].startswith(f"{good}: ok") and lines[3] == "2 of 3 record(s) failed the check"
-    # A folder (as arena --save writes) stands for its *.json records, in name order.
+    # A folder (as arena --save writes) stands for its *.json records, in name order; an
+    # arena summary saved beside them is skipped with a note, a damaged record is not.
     (tmp_path / "notes.txt").write_text("not a record")
+    (tmp_path / "arena.json").write_text(json.dumps({"a": "hard", "b": "random", "deals": 2, "win_rate": 0.5}))
     assert main(["replay", "--check", str(tmp_path)]) == 1
-    lines = capsys.readouterr().out.splitlines()
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
     assert [line.split(":")[0] for line in lines[:3]] == [str(bad), str(binary), str(good)]
     assert lines[3] == "2 of 3 record(s) failed the check"
+    assert captured.err == f"{tmp_path / 'arena.json'}: skipped, not a game record (none of format, deal, actions)\n"
     (tmp_path / "empty").mkdir()
     assert main(["replay", str(tmp_path / "empty")]) == 2
     assert "empty: a folder without any *.json record" in capsys.readouterr().err

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from pathlib import Path
 
 from ..records import RecordError, format_record, load_record
@@ -34,9 +36,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+# Keys every record has: a JSON file in a folder without any of them is another kind of file
+# (an arena --json summary saved beside the records), not a damaged record.
+RECORD_KEYS = ("format", "deal", "actions")
+
+
 def record_files(paths: list[str]) -> list[str]:
-    """The files to read: each path as given, a folder as its ``*.json`` files in name order
-    (``arena --save DIR`` writes one per hand).
+    """The files to read: each path as given, a folder as its ``*.json`` records in name
+    order (``arena --save DIR`` writes one per hand). A JSON file in a folder that holds
+    none of a record's keys is skipped, with a note on stderr; an unreadable one is kept,
+    so the check reports it.
 
     Raises:
         RecordError: a folder without any ``*.json`` file.
@@ -47,11 +56,24 @@ def record_files(paths: list[str]) -> list[str]:
         if not folder.is_dir():
             files.append(path)
             continue
-        found = sorted(str(file) for file in folder.glob("*.json") if file.is_file())
+        found = sorted(file for file in folder.glob("*.json") if file.is_file())
         if not found:
             raise RecordError(f"{path}: a folder without any *.json record")
-        files += found
+        for file in found:
+            if _other_json(file):
+                print(f"{file}: skipped, not a game record (none of {', '.join(RECORD_KEYS)})", file=sys.stderr)
+            else:
+                files.append(str(file))
     return files
+
+
+def _other_json(file: Path) -> bool:
+    """Whether ``file`` is readable JSON but plainly not a record (see RECORD_KEYS)."""
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(data, dict) and not any(key in data for key in RECORD_KEYS)
 
 
 def check_all(files: list[str]) -> int:
