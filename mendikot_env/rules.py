@@ -73,6 +73,8 @@ class Rules:
         # compare, hash and serialise to JSON like any other.
         object.__setattr__(self, "n_players", int(self.n_players))
         object.__setattr__(self, "target", int(self.target))
+        for name in ("trump", "reveal", "collection", "rotation", "scoring", "direction"):
+            object.__setattr__(self, name, str(getattr(self, name)))  # numpy strings too
 
     @property
     def n_tricks(self) -> int:

@@ -231,18 +231,24 @@ def test_arena_command_rejects_unknown_agent(capsys: pytest.CaptureFixture[str])
     assert "unknown agent 'wizard'" in capsys.readouterr().err
 
 
-def test_trained_agents_play_on_the_asked_torch_threads(capsys: pytest.CaptureFixture[str]) -> None:
+def test_trained_agents_play_on_the_asked_torch_threads(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import torch  # the train extra (the test command installs it)
 
     before = torch.get_num_threads()
-    try:
-        torch.set_num_threads(2)
-        assert main(["arena", "--a", "trained", "--b", "random", "--deals", "2", "--no-progress"]) == 0
-        assert torch.get_num_threads() == 1  # the default
-        command = ["league", "--agents", "trained", "easy", "--deals", "2", "--no-progress", "--threads", "2"]
-        assert main(command) == 0 and torch.get_num_threads() == 2
-        with pytest.raises(SystemExit):  # argparse's own exit for a bad option value
-            main(["arena", "--a", "hard", "--b", "random", "--deals", "2", "--threads", "0"])
-        assert "argument --threads: must be a positive integer, got 0" in capsys.readouterr().err
-    finally:
-        torch.set_num_threads(before)
+    asked: list[int] = []
+    real = torch.set_num_threads
+
+    def spy(threads: int) -> None:
+        asked.append(threads)
+        real(threads)
+
+    monkeypatch.setattr(torch, "set_num_threads", spy)
+    assert main(["arena", "--a", "trained", "--b", "random", "--deals", "2", "--no-progress"]) == 0
+    assert asked == [1, before] and torch.get_num_threads() == before  # one thread by default, then restored
+    command = ["league", "--agents", "trained", "easy", "--deals", "2", "--no-progress", "--threads", "3"]
+    assert main(command) == 0 and asked[2:] == [3, before] and torch.get_num_threads() == before
+    with pytest.raises(SystemExit):  # argparse's own exit for a bad option value
+        main(["arena", "--a", "hard", "--b", "random", "--deals", "2", "--threads", "0"])
+    assert "argument --threads: must be a positive integer, got 0" in capsys.readouterr().err

@@ -200,7 +200,16 @@ def test_replay_command(tmp_path: Path, band_record: dict, capsys: pytest.Captur
     lines = captured.out.splitlines()
     assert [line.split(":")[0] for line in lines[:3]] == [str(bad), str(binary), str(good)]
     assert lines[3] == "2 of 3 record(s) failed the check"
-    assert captured.err == f"{tmp_path / 'arena.json'}: skipped, not a game record (none of format, deal, actions)\n"
+    assert captured.err == f"{tmp_path / 'arena.json'}: skipped, an arena or league summary, not a game record\n"
+    # A record emptied to {} is a damaged record, checked and failed; a folder of summaries only
+    # has no record to check.
+    (tmp_path / "pair000001_a0.json").write_text("{}")
+    assert main(["replay", "--check", str(tmp_path)]) == 1
+    assert "pair000001_a0.json: record is missing field(s) ['format'" in capsys.readouterr().out
+    (tmp_path / "summaries").mkdir()
+    (tmp_path / "arena.json").rename(tmp_path / "summaries" / "arena.json")
+    assert main(["replay", "--check", str(tmp_path / "summaries")]) == 2
+    assert "summaries: a folder without any *.json record" in capsys.readouterr().err
     (tmp_path / "empty").mkdir()
     assert main(["replay", str(tmp_path / "empty")]) == 2
     assert "empty: a folder without any *.json record" in capsys.readouterr().err

@@ -128,6 +128,9 @@ def test_numpy_integers_are_stored_as_python_ints() -> None:
     assert type(r.n_players) is int and type(r.target) is int
     assert r == Rules(n_players=6, target=3) and hash(r) == hash(Rules(n_players=6, target=3))
     assert json.loads(json.dumps(r.to_dict()))["n_players"] == 6
+    # numpy strings (from a config array) are stored as str, so checkpoints load weights_only
+    band = Rules(trump=np.str_("band"), reveal=np.array(["auto"])[0])
+    assert type(band.trump) is str and type(band.reveal) is str and band == Rules.preset("band_auto")
 
 
 def test_rules_are_frozen_and_hashable() -> None:

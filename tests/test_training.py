@@ -173,29 +173,26 @@ class _RunsACommand:
 
 
 @pytest.mark.parametrize(
-    ("payload", "found"),
+    ("content", "words"),
     [
-        ({"model": object}, "Unsupported global: GLOBAL object was not an allowed global by default"),
-        (
-            {"model": _RunsACommand()},
-            f"Trying to load unsupported GLOBAL {os.system.__module__}.system whose module {os.system.__module__} is"
-            " blocked",
-        ),
+        (pickle.dumps({"model": object}, protocol=2), ["more than tensors and plain data", "object"]),
+        (pickle.dumps({"model": _RunsACommand()}, protocol=2), ["more than tensors and plain data", "system"]),
+        (b"garbage\n", ["not a file torch.save wrote", "damaged, or another kind of file"]),
     ],
-    ids=["a-class", "a-shell-command"],
+    ids=["a-class", "a-shell-command", "not-a-pickle"],
 )
-def test_a_pickled_foreign_file_is_refused_without_advice_to_unpickle_it(
-    tmp_path: Path, payload: dict, found: str
+def test_a_foreign_file_is_refused_without_advice_to_unpickle_it(
+    tmp_path: Path, content: bytes, words: list[str]
 ) -> None:
     path = tmp_path / "foreign.pt"
-    path.write_bytes(pickle.dumps(payload, protocol=2))
+    path.write_bytes(content)
     with pytest.raises(CheckpointError) as caught:
         load_checkpoint(path)
     message = str(caught.value)
-    assert message == (
-        f"{path} is not a readable mendikot checkpoint (corrupt or foreign file): it holds more than tensors and"
-        f" plain data ({found}), which a mendikot checkpoint never does"
-    )  # torch's advice (weights_only=False, add_safe_globals) is left out
+    assert message.startswith(f"{path} is not a readable mendikot checkpoint (corrupt or foreign file): ")
+    assert all(word in message for word in words), message
+    for advice in ("weights_only", "safe_globals", "Please", "trust", "\n"):  # torch's advice is left out
+        assert advice not in message, message
 
 
 def test_truncated_checkpoint_fails_clearly(tmp_path: Path) -> None:
@@ -318,8 +315,9 @@ def test_any_rules_variant_trains_from_the_command_line(tmp_path: Path, capsys: 
         Args(rule_fields={"n_players": 5})
     with pytest.raises(ValueError, match=r"unknown Rules field\(s\) \['players'\]"):
         Args(rule_fields={"players": 6})
-    numpy_fields = Args(rule_fields={"n_players": np.int64(6)}).rule_fields  # stored as Rules stores them
-    assert numpy_fields == {"n_players": 6} and type(numpy_fields["n_players"]) is int
+    numpy_fields = Args(rule_fields={"n_players": np.int64(6), "trump": np.str_("open")}).rule_fields
+    assert numpy_fields == {"n_players": 6, "trump": "open"}  # stored as Rules stores them:
+    assert type(numpy_fields["n_players"]) is int and type(numpy_fields["trump"]) is str
     with pytest.raises(ValueError, match="Args.rule_fields must be a dict"):
         Args(rule_fields=[("n_players", 6)])  # type: ignore[arg-type]
 

@@ -21,7 +21,7 @@ from .common import (
     positive_int,
     rules_from_args,
     seed_value,
-    set_torch_threads,
+    torch_threads,
 )
 
 
@@ -77,19 +77,19 @@ def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     agent_a = load(args.a, rules, seed=args.seed * 2 + 1)
     agent_b = load(args.b, rules, seed=args.seed * 2 + 2)
-    set_torch_threads(args.threads)
     on_hand = record_saver(args.save, args.a, args.b, args.seed) if args.save else None
-    result = duplicate_arena(
-        rules,
-        agent_a,
-        agent_b,
-        args.deals,
-        seed=args.seed,
-        chunk=args.chunk,
-        progress=not args.no_progress and sys.stderr.isatty(),
-        on_hand=on_hand,
-        matches=args.matches,
-    )
+    with torch_threads(args.threads):
+        result = duplicate_arena(
+            rules,
+            agent_a,
+            agent_b,
+            args.deals,
+            seed=args.seed,
+            chunk=args.chunk,
+            progress=not args.no_progress and sys.stderr.isatty(),
+            on_hand=on_hand,
+            matches=args.matches,
+        )
     result.a, result.b = args.a, args.b
     print(f"rules: {rules.to_dict()}")
     print(result.summary())

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import inspect
 import itertools
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -43,21 +44,32 @@ def add_threads_argument(parser: argparse.ArgumentParser) -> None:
         "--threads",
         type=positive_int,
         default=1,
-        help="torch CPU threads for trained agents (default 1: at these batch sizes one thread beat two "
-        "on a 2-core machine, idle and busy)",
+        help="torch CPU threads for trained agents (default 1: with another job on a core, one thread played "
+        "2.4 to 3.4 times faster than two on a 2-core machine; idle, two were 12%% faster)",
     )
 
 
-def set_torch_threads(threads: int) -> None:
-    """Give torch ``threads`` CPU threads, if a trained agent loaded it (the bots need none).
+@contextlib.contextmanager
+def torch_threads(threads: int) -> Iterator[None]:
+    """Give torch ``threads`` CPU threads inside the block, if a trained agent loaded it (the
+    bots need none), and restore its count after (``main()`` may run inside a notebook).
 
-    torch's default, every core, lost to one thread in the arena: 300 deal pairs of
-    ``trained`` against ``hard`` took 4.18 s against 3.56 s on the idle 2-core VM, and
-    6.07 s against 4.15 s with a busy loop on one core (its threads spin waiting).
+    One thread is the commands' default because torch's threads spin waiting for each other
+    when another job holds a core. Playing 300 deal pairs of ``trained`` against ``hard`` on
+    the 2-core VM with a busy loop on one core took 0.63 to 0.66 s with one thread and 1.56
+    to 2.25 s with two; on the idle machine two threads were about 12% faster (0.65 to 0.71 s
+    against 0.74 to 0.80 s).
     """
     torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.set_num_threads(threads)
+    if torch is None:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def check_output_paths(json_file: str | None = None, save_dir: str | None = None) -> None:

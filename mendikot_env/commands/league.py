@@ -15,7 +15,7 @@ from .common import (
     positive_int,
     rules_from_args,
     seed_value,
-    set_torch_threads,
+    torch_threads,
 )
 
 
@@ -47,16 +47,16 @@ def run(args: argparse.Namespace) -> int:
     if len(args.agents) < 2:
         raise ValueError("a league needs at least two agents")
     agents = [load(spec, rules, seed=args.seed * 100 + i) for i, spec in enumerate(args.agents)]
-    set_torch_threads(args.threads)
-    result = league(
-        rules,
-        agents,
-        args.deals,
-        seed=args.seed,
-        chunk=args.chunk,
-        progress=not args.no_progress and sys.stderr.isatty(),
-        names=args.agents,
-    )
+    with torch_threads(args.threads):
+        result = league(
+            rules,
+            agents,
+            args.deals,
+            seed=args.seed,
+            chunk=args.chunk,
+            progress=not args.no_progress and sys.stderr.isatty(),
+            names=args.agents,
+        )
     print(f"rules: {rules.to_dict()}")
     print(result.summary())
     if args.json:

@@ -36,19 +36,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-# Keys every record has: a JSON file in a folder without any of them is another kind of file
-# (an arena --json summary saved beside the records), not a damaged record.
+# Keys every record has, and the key of an arena or league --json summary: a JSON file in a
+# folder with the second and none of the first is such a summary, saved beside the records.
 RECORD_KEYS = ("format", "deal", "actions")
+SUMMARY_KEY = "win_rate"
 
 
 def record_files(paths: list[str]) -> list[str]:
     """The files to read: each path as given, a folder as its ``*.json`` records in name
-    order (``arena --save DIR`` writes one per hand). A JSON file in a folder that holds
-    none of a record's keys is skipped, with a note on stderr; an unreadable one is kept,
-    so the check reports it.
+    order (``arena --save DIR`` writes one per hand). An arena or league summary in a folder
+    is skipped, with a note on stderr; every other file is kept, so the check reports a
+    damaged record.
 
     Raises:
-        RecordError: a folder without any ``*.json`` file.
+        RecordError: a folder without any ``*.json`` record.
     """
     files: list[str] = []
     for path in paths:
@@ -57,23 +58,23 @@ def record_files(paths: list[str]) -> list[str]:
             files.append(path)
             continue
         found = sorted(file for file in folder.glob("*.json") if file.is_file())
-        if not found:
-            raise RecordError(f"{path}: a folder without any *.json record")
+        records = [file for file in found if not _summary(file)]
         for file in found:
-            if _other_json(file):
-                print(f"{file}: skipped, not a game record (none of {', '.join(RECORD_KEYS)})", file=sys.stderr)
-            else:
-                files.append(str(file))
+            if file not in records:
+                print(f"{file}: skipped, an arena or league summary, not a game record", file=sys.stderr)
+        if not records:
+            raise RecordError(f"{path}: a folder without any *.json record")
+        files += [str(file) for file in records]
     return files
 
 
-def _other_json(file: Path) -> bool:
-    """Whether ``file`` is readable JSON but plainly not a record (see RECORD_KEYS)."""
+def _summary(file: Path) -> bool:
+    """Whether ``file`` is an arena or league ``--json`` summary (see SUMMARY_KEY)."""
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return False
-    return isinstance(data, dict) and not any(key in data for key in RECORD_KEYS)
+    return isinstance(data, dict) and SUMMARY_KEY in data and not any(key in data for key in RECORD_KEYS)
 
 
 def check_all(files: list[str]) -> int:

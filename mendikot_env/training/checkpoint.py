@@ -81,6 +81,8 @@ def _load_failure(error: Exception) -> str:
         return (text.strip().splitlines() or [type(error).__name__])[0]
     found = re.search(r"((?:Unsupported|Trying to load unsupported)[^\n]*?)(?:\. Please|\.?\n|\.?$)", text)
     what = f" ({found.group(1).strip()})" if found else ""
+    if what.startswith(" (Unsupported operand"):  # not a pickle at all: bytes torch cannot read
+        return f"not a file torch.save wrote{what}: damaged, or another kind of file"
     return f"it holds more than tensors and plain data{what}, which a mendikot checkpoint never does"
 
 
