@@ -173,6 +173,15 @@ def test_arena_command_writes_json_and_records(tmp_path: Path, capsys: pytest.Ca
     assert len(files) == 24
     record = load_record(files[0])
     assert record["players"][0] in ("easy", "random") and record["meta"]["deal_pair"] == 0
+    # A second run into the folder would mix with these: refused, unless --overwrite.
+    again = ["arena", "--a", "hard", "--b", "random", "--deals", "3", "--save", str(save), "--no-progress"]
+    assert main(again) == 2
+    assert f"--save {save} already holds 24 arena record(s) (pair000000_a0.json, ...)" in capsys.readouterr().err
+    assert sorted(save.glob("*.json")) == files and load_record(files[-1])["players"][0] in ("easy", "random")
+    (save / "notes.txt").write_text("mine")
+    assert main([*again, "--rules", "band", "--n-players", "6", "--overwrite"]) == 0
+    assert len(list(save.glob("*.json"))) == 6 and (save / "notes.txt").read_text() == "mine"
+    assert {load_record(path)["meta"]["a"] for path in save.glob("*.json")} == {"hard"}
 
 
 def test_league_command(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -127,6 +127,13 @@ def test_band_hide_and_ask(tmp_path: Path) -> None:
     assert asked and "You ask for the trump" in text
     records = sorted(tmp_path.glob("deal*.json"))
     assert records and all(load_record(p)["players"][0] == "you" for p in records)
+    # A second session into the folder adds its records after these, overwriting none.
+    first = {path: path.read_bytes() for path in records}
+    code, _ = play(Rules.preset("band", target=1), Script(pick=pick), level="easy", seed=6, save_dir=tmp_path)
+    added = sorted(set(tmp_path.glob("deal*.json")) - set(records))
+    assert [path.name for path in records][0] == "deal001.json"
+    assert code == 0 and added and added[0].name == f"deal{len(records) + 1:03d}.json"
+    assert all(path.read_bytes() == content for path, content in first.items())
 
 
 def test_end_of_input_and_quit_exit_cleanly() -> None:

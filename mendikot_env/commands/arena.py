@@ -49,10 +49,36 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--chunk", type=positive_int, default=1024, help="deal pairs per batch")
     parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
     parser.add_argument("--save", metavar="DIR", help="save every hand as a JSON game record in DIR")
+    parser.add_argument(
+        "--overwrite", action="store_true", help="delete the records an earlier --save left in DIR first"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_threads_argument(parser)
     add_rules_arguments(parser)
     parser.set_defaults(func=run)
+
+
+# The names record_saver gives its files: one per hand, by deal pair and A's team.
+RECORD_NAMES = "pair*_a*.json"
+
+
+def prepare_records_folder(save_dir: str | Path, overwrite: bool) -> None:
+    """Refuse a ``--save`` folder that holds an earlier run's records (their names are by deal
+    pair, so a new run would overwrite some and leave the rest: two runs mixed), or delete
+    them first when ``overwrite`` is True.
+
+    Raises:
+        ValueError: the folder holds records and ``overwrite`` is False.
+    """
+    folder = Path(save_dir)
+    old = sorted(folder.glob(RECORD_NAMES)) if folder.is_dir() else []
+    if old and not overwrite:
+        raise ValueError(
+            f"--save {save_dir} already holds {len(old)} arena record(s) ({old[0].name}, ...); a new run would"
+            " mix with them: give --overwrite to delete them first, or another folder"
+        )
+    for path in old:
+        path.unlink()
 
 
 def record_saver(directory: str | Path, name_a: str, name_b: str, seed: int):
@@ -74,6 +100,8 @@ def record_saver(directory: str | Path, name_a: str, name_b: str, seed: int):
 
 def run(args: argparse.Namespace) -> int:
     check_output_paths(json_file=args.json, save_dir=args.save)
+    if args.save:
+        prepare_records_folder(args.save, args.overwrite)
     rules = rules_from_args(args)
     agent_a = load(args.a, rules, seed=args.seed * 2 + 1)
     agent_b = load(args.b, rules, seed=args.seed * 2 + 2)

@@ -109,6 +109,8 @@ class TerminalGame:
         self.names = seat_names(rules, seat)
         self.encoder = ObservationEncoder(rules)
         self.hands_played = 0
+        # Numbered after the records already in the folder: a second session adds to them.
+        self.record_offset = _last_record_number(self.save_dir) if self.save_dir is not None else 0
 
     # ------------------------------------------------------------------------- output
 
@@ -202,7 +204,7 @@ class TerminalGame:
             + f". Match score: you {int(match.scores[0, mine])}, them {int(match.scores[0, 1 - mine])}."
         )
         if self.save_dir is not None:
-            path = self.save_dir / f"deal{self.hands_played:03d}.json"
+            path = self.save_dir / f"deal{self.record_offset + self.hands_played:03d}.json"
             players = ["you" if s == self.human else f"bot:{self.level}" for s in range(rules.n_players)]
             save_record(make_record(state, 0, entries, players=players), path)
             self.say(f"(record saved to {path})")
@@ -311,6 +313,13 @@ class TerminalGame:
         scores = [int(x) for x in match.scores[0]]
         self.say()
         self.say(render_text(state, 0, seat=self.human, names=self.names, match_score=scores, symbols=self.symbols))
+
+
+def _last_record_number(folder: Path) -> int:
+    """The highest NNN of the ``dealNNN.json`` records in ``folder`` (0 when there is none);
+    a session numbers its hands from 1, after it."""
+    numbers = [int(path.stem[4:]) for path in folder.glob("deal*.json") if path.stem[4:].isdigit()]
+    return max(numbers, default=0)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
