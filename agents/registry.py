@@ -93,7 +93,7 @@ def load(spec: str | Path, rules: Rules | str | None = None, seed: int | None = 
     if path.is_dir() or path.suffix == ".pt":
         return _load_network(path, rules, seed)
     if path.suffix not in CHECKPOINT_LOADERS:
-        import mendikot_env.integrations  # noqa: F401  (registers the loaders of optional integrations)
+        _register_optional_loaders()
     loader = CHECKPOINT_LOADERS.get(path.suffix)
     if loader is None:
         known = ", ".join([".pt", "run folders", *sorted(CHECKPOINT_LOADERS)])
@@ -107,14 +107,18 @@ def load(spec: str | Path, rules: Rules | str | None = None, seed: int | None = 
     return agent
 
 
+def _register_optional_loaders() -> None:
+    """Import the optional integrations, which register their checkpoint loaders (``.rllib``)."""
+    import mendikot_env.integrations  # noqa: F401
+
+
 def _run_folder_agent(folder: Path) -> Path:
     """The agent file of a run folder: ``mendikot train``'s (the folder itself, read by
     ``load_neural_agent``), else another trainer's ``agent<suffix>`` with a registered loader
     (``train-rllib`` writes ``agent.rllib``)."""
     if (folder / "agent.pt").is_file() or (folder / "checkpoint.pt").is_file():
         return folder
-    import mendikot_env.integrations  # noqa: F401  (registers the loaders of optional integrations)
-
+    _register_optional_loaders()
     for suffix in sorted(CHECKPOINT_LOADERS):
         if (folder / f"agent{suffix}").is_file():
             return folder / f"agent{suffix}"
@@ -165,9 +169,9 @@ def _load_network(path: Path, rules: Rules | None, seed: int | None) -> Agent:
     agent = load_neural_agent(path, seed=seed)
     # The agent keeps its own rules (its advisor reads their scoring); rules that play hands
     # the same way differ only between hands, which it never sees.
-    if rules is not None and agent.rules.hand_differences(rules):
+    differences = [] if rules is None else agent.rules.hand_differences(rules)
+    if differences:
         raise ValueError(
-            f"{path} was trained for hands played otherwise ({'; '.join(agent.rules.hand_differences(rules))}):"
-            f" {agent.rules}, not {rules}"
+            f"{path} was trained for hands played otherwise ({'; '.join(differences)}): {agent.rules}, not {rules}"
         )
     return agent

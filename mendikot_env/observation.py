@@ -209,10 +209,11 @@ class ObservationEncoder:
         """
         rules = self.rules
         n, B = rules.n_players, state.batch_size
-        if state.rules is not rules and rules.hand_differences(state.rules):
+        differences = [] if state.rules is rules else rules.hand_differences(state.rules)  # `is`: the hot path
+        if differences:
             raise ValueError(
                 f"this encoder is for {rules}, not for the state's {state.rules} "
-                f"({'; '.join(rules.hand_differences(state.rules))}): make ObservationEncoder(state.rules)"
+                f"({'; '.join(differences)}): make ObservationEncoder(state.rules)"
             )
         seats = np.asarray(seats, dtype=np.int64)
         if seats.size != B:

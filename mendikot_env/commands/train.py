@@ -52,8 +52,9 @@ def run(args: argparse.Namespace) -> int:
     from ..training.args import Args
 
     given = {f.name: getattr(args, f.name) for f in fields(Args) if getattr(args, f.name, None) is not None}
-    if rule_overrides(args):
-        given["rule_fields"] = rule_overrides(args)
+    overrides = rule_overrides(args)
+    if overrides:
+        given["rule_fields"] = overrides
     options = _resumed_options(Path(args.resume), given) if args.resume else Args.from_dict(given)
     out = train(options, resume=bool(args.resume), overwrite=args.overwrite)
     final = read_rows(out / "metrics.jsonl")[-1]

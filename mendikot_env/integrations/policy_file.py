@@ -165,9 +165,10 @@ def load_policy_file(path: str | Path, rules: Rules | None = None, seed: int | N
     """
     meta, layers = read_policy_file(path)
     trained = Rules.from_dict(meta["rules"])
-    if rules is not None and trained.hand_differences(rules):
+    differences = [] if rules is None else trained.hand_differences(rules)
+    if differences:
         raise PolicyFileError(
-            f"{path} was trained for hands played otherwise ({'; '.join(trained.hand_differences(rules))}):"
+            f"{path} was trained for hands played otherwise ({'; '.join(differences)}):"
             f" rules {trained.to_dict()}, not {rules.to_dict()}"
         )
     return MLPPolicyAgent(
