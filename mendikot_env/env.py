@@ -139,10 +139,11 @@ short). The infos and `env.unwrapped.result` are left as they were: empty and No
 hand episode and in a match's first hand; later in a match, the last finished hand's
 result and its `match` summary, which still says `over: False` because the match was cut
 short, not decided. The other agents still collect that hand's rewards through `last()`
-if they had not yet; the offender's are replaced by the -1. The raw env (`raw_env()`)
-raises a ValueError naming the action and the legal ones. Before its first `reset()`, its
-`step()`, `observe()` and `last()` raise an AttributeError that says to call `reset()`
-(the wrapped env's OrderEnforcingWrapper refuses them too).
+if they had not yet; the offender's are replaced by the -1. Every reward is a float. The
+raw env (`raw_env()`) raises a ValueError naming the action and the legal ones. Before its
+first `reset()`, its `step()`, `observe()`, `last()`, `state()` and `render()` raise an
+AttributeError that says to call `reset()` (the wrapped env's OrderEnforcingWrapper
+refuses them too).
 
 Actions are integers. The raw env also takes a numpy integer, a one-element integer array
 or a torch tensor, and refuses a float or a bool with that ValueError. The wrapped env's
@@ -201,8 +202,8 @@ def env(rules: Rules | str | dict[str, Any] | None = None, **kwargs: Any) -> AEC
 
 
 def _before_reset(method: str) -> AttributeError:
-    """The error of ``step``, ``observe`` and ``last`` before the first ``reset()``, which sets
-    what they read."""
+    """The error of ``step``, ``observe``, ``last``, ``state`` and ``render`` before the first
+    ``reset()``, which sets what they read."""
     return AttributeError(f"raw_env.{method}() before reset(): call reset() first, which deals the hand")
 
 
@@ -329,6 +330,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         return self._mask.copy()
 
     def state(self) -> np.ndarray:
+        if self.game is None:
+            raise _before_reset("state")
         score = None if self.match is None else self.match.scores
         return encode_state(self.game, self.encoder, score)[0]
 
@@ -419,6 +422,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         if self.render_mode is None:
             warn_caller("render() called without a render_mode; use render_mode='ansi', 'human' or 'rgb_array'")
             return None
+        if self.game is None:
+            raise _before_reset("render")
         score = None if self.match is None else [int(x) for x in self.match.scores[0]]
         if self.render_mode == "rgb_array":
             from .picture import table_image  # numpy only; imported here to keep env import light

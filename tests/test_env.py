@@ -440,9 +440,11 @@ def test_malformed_deal_is_a_clear_value_error(n: int, mutate, words: list[str])
 
 
 def test_the_raw_env_before_reset_says_to_call_reset() -> None:
-    env = mendikot_env.raw_env()
-    for call in (lambda: env.step(0), lambda: env.observe("player_0"), env.last):
-        with pytest.raises(AttributeError, match=r"raw_env.(step|observe|last)\(\) before reset\(\): call reset\(\)"):
+    env = mendikot_env.raw_env(render_mode="ansi")
+    for call in (lambda: env.step(0), lambda: env.observe("player_0"), env.last, env.state, env.render):
+        with pytest.raises(
+            AttributeError, match=r"raw_env.(step|observe|last|state|render)\(\) before reset\(\): call reset\(\)"
+        ):
             call()
     with pytest.raises(AttributeError, match="'raw_env' object has no attribute 'agents'"):
         env.num_agents  # noqa: B018  (PettingZoo's property, reading agents)
@@ -563,6 +565,8 @@ def test_wrapped_env_illegal_action_ends_the_episode_against_the_offender(rules:
         warnings.simplefilter("ignore")
         env.step(illegal)
     assert all(env.terminations.values()) or all(env.truncations.values())
+    assert env.rewards == {a: -1.0 if a == offender else 0.0 for a in env.agents}
+    assert all(type(r) is float for r in [*env.rewards.values(), *env.unwrapped._cumulative_rewards.values()])
     rewards = {}
     for agent in env.agent_iter():
         _, reward, term, trunc, _ = env.last()
