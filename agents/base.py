@@ -11,6 +11,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from mendikot_env.seeding import make_rng
+
 
 @runtime_checkable
 class Agent(Protocol):
@@ -70,7 +72,7 @@ class RandomAgent:
     """Uniform over the legal actions, from its own seeded generator."""
 
     def __init__(self, seed: int | np.random.Generator | None = None, name: str = "random") -> None:
-        self.rng = np.random.default_rng(seed)
+        self.rng = make_rng(seed)
         self.name = name
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -78,4 +80,4 @@ class RandomAgent:
 
     def seed(self, seed: int | None) -> None:
         """Restart the generator (wrappers call this on ``reset(seed=...)``)."""
-        self.rng = np.random.default_rng(seed)
+        self.rng = make_rng(seed)

@@ -10,6 +10,7 @@ import numpy as np
 
 from mendikot_env.cards import NUM_ACTIONS
 from mendikot_env.rules import Rules
+from mendikot_env.seeding import check_seed
 from mendikot_env.training.args import PRECISIONS, precision_context
 
 
@@ -91,7 +92,7 @@ class NeuralAgent:
         self.device = torch.device(device)
         self.name = name
         self.precision = precision
-        self.generator = torch.Generator().manual_seed(0 if seed is None else int(seed))
+        self.generator = torch.Generator().manual_seed(0 if seed is None else check_seed(seed))
         self.advisor = make_advisor(getattr(network, "advisor", "none"), rules, getattr(network, "advisor_level", None))
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -122,7 +123,7 @@ class NeuralAgent:
         return logits
 
     def seed(self, seed: int | None) -> None:
-        self.generator.manual_seed(0 if seed is None else int(seed))
+        self.generator.manual_seed(0 if seed is None else check_seed(seed))
 
 
 def load_neural_agent(

@@ -42,6 +42,7 @@ from mendikot_env import core
 from mendikot_env.cards import ASK_ACTION, NUM_ACTIONS, NUM_CARDS, NUM_RANKS, TEN_RANK
 from mendikot_env.observation import observation_layout
 from mendikot_env.rules import Rules
+from mendikot_env.seeding import make_rng
 
 LEVELS = ("easy", "medium", "hard")
 
@@ -184,7 +185,7 @@ class RuleBasedAgent:
         self.spec = spec
         self.name = name or level
         self.layout = observation_layout(rules)
-        self.rng = None if seed is None else np.random.default_rng(seed)
+        self.rng = None if seed is None else make_rng(seed)
         self.n = rules.n_players
         # The pack: all 52, or no 2s with six or eight players.
         self.in_pack = np.ones(NUM_CARDS, bool) if self.n == 4 else RANK != 0
@@ -192,7 +193,7 @@ class RuleBasedAgent:
 
     def seed(self, seed: int | None) -> None:
         """Restart the tie-breaking generator (wrappers call this on ``reset(seed=...)``)."""
-        self.rng = None if seed is None else np.random.default_rng(seed)
+        self.rng = None if seed is None else make_rng(seed)
 
     # --------------------------------------------------------------------------- acting
 

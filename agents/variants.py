@@ -23,6 +23,7 @@ import numpy as np
 from mendikot_env.cards import ASK_ACTION, NUM_RANKS
 from mendikot_env.observation import observation_layout
 from mendikot_env.rules import Rules
+from mendikot_env.seeding import make_rng
 
 # Milton Work points of each rank (J=1, Q=2, K=3, A=4), plus 1 for the ten: the cards
 # that win tricks and the card that wins the hand.
@@ -89,7 +90,7 @@ class HideChoice:
         self.strategy = strategy
         self.rank = rank
         self.layout = observation_layout(rules)
-        self.rng = np.random.default_rng(seed)
+        self.rng = make_rng(seed)
         self.name = name or f"{getattr(base, 'name', 'agent')}-hide-{strategy}"
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -125,7 +126,7 @@ class HideChoice:
         return (suit * NUM_RANKS + rank).astype(np.int64)
 
     def seed(self, seed: int | None) -> None:
-        self.rng = np.random.default_rng(seed)
+        self.rng = make_rng(seed)
         method = getattr(self.base, "seed", None)
         if callable(method):
             method(seed)

@@ -9,9 +9,8 @@ The classes here are PettingZoo's own, subclassed only to read those attributes 
 raw env directly (from a user's wrapper instead, if one sits below them), and to write
 them there: setting ``env.agent_selection`` on the wrapper sets the raw env's, where
 PettingZoo's wrapper would keep a copy of its own that shadows it.
-Everything else, the illegal-move handling (but for its rewards, all floats here), the
-bounds check and the order checks (the "cannot be accessed before reset" errors
-included), is PettingZoo's behaviour, and
+Everything else, the illegal-move handling, the bounds check and the order checks (the
+"cannot be accessed before reset" errors included), is PettingZoo's behaviour, and
 ``isinstance`` checks against PettingZoo's classes still hold.
 """
 
@@ -75,20 +74,7 @@ for _name in HOT_ATTRIBUTES:
 
 
 class TerminateIllegalWrapper(_DirectAttributes, wrappers.TerminateIllegalWrapper[AgentID, ObsType, ActionType]):
-    """PettingZoo's TerminateIllegalWrapper, reading the per-step attributes directly.
-
-    PettingZoo's writes the other agents' rewards after an illegal move as the int 0 beside
-    the offender's float; here every reward stays a float, as on every other step, for
-    libraries that build arrays or check types from ``env.rewards``.
-    """
-
-    def step(self, action: ActionType) -> None:
-        ended_before = self._terminated
-        super().step(action)
-        if self._terminated and not ended_before:  # this step's illegal move ended the episode
-            raw = self.env.unwrapped
-            raw.rewards = {agent: float(reward) for agent, reward in raw.rewards.items()}
-            raw._cumulative_rewards = {agent: float(reward) for agent, reward in raw._cumulative_rewards.items()}
+    """PettingZoo's TerminateIllegalWrapper, reading the per-step attributes directly."""
 
 
 class AssertOutOfBoundsWrapper(_DirectAttributes, wrappers.AssertOutOfBoundsWrapper[AgentID, ObsType, ActionType]):

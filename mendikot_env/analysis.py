@@ -37,6 +37,7 @@ from .arena import Z95, ArenaResult, duplicate_arena, play_hands
 from .cards import unpack_sets
 from .observation import ObservationEncoder
 from .rules import Rules
+from .seeding import derived_seed, make_rng
 
 CHUNK = 2048  # hands played at once (bounds the memory of observations and bots)
 
@@ -77,7 +78,7 @@ def paired_difference(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float
 
 def deal(rules: Rules, hands: int, seed: int = 0) -> core.State:
     """``hands`` new deals (cards and dealers from ``seed``)."""
-    return core.new_hands(rules, hands, np.random.default_rng(seed))
+    return core.new_hands(rules, hands, make_rng(seed))
 
 
 def deal_cards(state: core.State) -> np.ndarray:
@@ -92,9 +93,7 @@ def redeal(state: core.State, rules: Rules, seed: int = 0) -> core.State:
     number of players). An open draw's card comes from ``seed``."""
     if rules.n_players != state.rules.n_players:
         raise ValueError(f"redeal keeps the seats: {state.rules.n_players} players, not {rules.n_players}")
-    return core.new_hands(
-        rules, state.batch_size, np.random.default_rng(seed), deals=deal_cards(state), dealers=state.dealer
-    )
+    return core.new_hands(rules, state.batch_size, make_rng(seed), deals=deal_cards(state), dealers=state.dealer)
 
 
 @dataclass
@@ -263,7 +262,7 @@ class DuplicateVsPlain:
     def variance_ratio(self, resamples: int = 1000, seed: int = 0) -> tuple[float, float, float]:
         """Plain variance / duplicate variance (how many times fewer deals duplicate needs),
         with a bootstrap 95% interval."""
-        rng = np.random.default_rng(seed)
+        rng = make_rng(seed)
         d, p = self.duplicate, self.plain
         ratio = float(p.var(ddof=1) / d.var(ddof=1))
         i = rng.integers(0, d.size, size=(resamples, d.size))
@@ -276,7 +275,7 @@ class DuplicateVsPlain:
 def duplicate_vs_plain(rules: Rules, agent_a: Any, agent_b: Any, deals: int, seed: int = 0) -> DuplicateVsPlain:
     """Play ``deals`` duplicate pairs and ``deals`` plain pairs of A against B."""
     dup = duplicate_arena(rules, agent_a, agent_b, deals, seed=seed)
-    state = deal(rules, 2 * deals, seed=seed + 1_000_003)
+    state = deal(rules, 2 * deals, seed=derived_seed(seed + 1_000_003))
     a_team = np.repeat(np.array([0, 1]), deals)
     team_agent = np.stack([a_team, 1 - a_team], axis=1)  # index 0 is A
     encoder = ObservationEncoder(rules)

@@ -52,6 +52,7 @@ from .cards import (
     unpack_sets,
 )
 from .rules import PLAYER_COUNTS, Rules, resolve_rules
+from .seeding import make_rng
 
 # Phases of a hand (OpenSpiel's names): HIDE only exists in band hukum.
 HIDE, PLAY, OVER = 0, 1, 2
@@ -224,7 +225,7 @@ def _deal(
 ) -> State:
     """The deal behind new_hands and new_hand; ``one_game`` words errors for one game."""
     rules = resolve_rules(rules)  # a preset name works too, as env() takes them
-    rng = np.random.default_rng(rng)
+    rng = make_rng(rng, "rng")
     n, h, B = rules.n_players, rules.hand_size, batch_size
     pack = pack_cards(rules)
     shuffled = rng.permuted(np.broadcast_to(pack, (B, pack.size)), axis=1)

@@ -180,6 +180,7 @@ from .observation import ObservationEncoder, encode_state, state_layout
 from .render import render_text
 from .reset_options import deal_for_reset, warn_caller
 from .rules import Rules, resolve_rules
+from .seeding import make_rng
 
 REWARD_MODES = ("win", "points")
 EPISODE_MODES = ("hand", "match")
@@ -277,9 +278,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
     # -- reset -------------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0):
-            raise ValueError(f"seed must be an integer 0 or more (or None), got {seed!r}")
-        rng = self._rng if seed is None else np.random.default_rng(seed)
+        rng = self._rng if seed is None else make_rng(seed)
         game = deal_for_reset(self.rules, rng, options)  # first: a bad option leaves the env as it was
         self._rng = rng
         self._start_hand(game)
@@ -370,6 +369,13 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         self._after_change()
         if self.render_mode == "human":
             self.render()
+
+    def _accumulate_rewards(self) -> None:
+        """PettingZoo's, with every reward made a float first: TerminateIllegalWrapper sets the
+        others' rewards for an illegal move to the int 0 and then calls this, and libraries
+        that build arrays or check types from ``env.rewards`` expect floats on every step."""
+        self.rewards = {agent: float(reward) for agent, reward in self.rewards.items()}
+        super()._accumulate_rewards()
 
     def _checked_action(self, action: Any) -> int:
         value = action_index(action)

@@ -31,14 +31,17 @@ from .observation import ObservationEncoder
 from .render import render_text
 from .reset_options import deal_for_reset
 from .rules import Rules, resolve_rules
+from .seeding import derived_seed, make_rng
 
 ILLEGAL_REWARD = -1.0
 
 
 def _seat_agents(
-    rules: Rules, learner_seats: list[int], others: Agent | Mapping[int, Agent] | None
+    rules: Rules, learner_seats: list[int], others: Agent | str | Mapping[int, Agent | str] | None
 ) -> dict[int, Agent]:
-    """Agent per non-learner seat: one agent for all of them, or a mapping seat -> agent."""
+    """Agent per non-learner seat: one agent for all of them, or a mapping seat -> agent. An
+    agent may be given by what ``agents.load`` takes (a name such as ``"hard"``, a run folder
+    or a file); the same name or path for several seats is one agent."""
     free = [s for s in range(rules.n_players) if s not in learner_seats]
     if others is None:
         others = RandomAgent()
@@ -49,7 +52,19 @@ def _seat_agents(
         chosen = {s: others[s] for s in free}
     else:
         chosen = {s: others for s in free}
+    loaded: dict[str, Agent] = {}
     for seat, agent in chosen.items():
+        if isinstance(agent, str):
+            from agents.registry import load  # here: it registers loaders that import torch
+
+            if agent not in loaded:
+                loaded[agent] = load(agent, rules)
+            agent = chosen[seat] = loaded[agent]
+        if not callable(getattr(agent, "act", None)):
+            raise ValueError(
+                f"the agent for seat {seat} must have act(observations, masks) or be an agent name, run folder "
+                f"or file (as agents.load takes), got {agent!r}"
+            )
         check_plays(agent, rules, f"the agent for seat {seat}")
     return chosen
 
@@ -91,7 +106,7 @@ def _seed_agents(agents: dict[int, Agent], seed: int | None) -> None:
     """Seed each distinct seat agent from the env's seed (seed + 1, + 2, ...); None leaves them."""
     if seed is not None:
         for offset, agent in enumerate(dict.fromkeys(agents.values())):
-            seed_agent(agent, seed + 1 + offset)
+            seed_agent(agent, derived_seed(seed + 1 + offset))
 
 
 class MendikotGymEnv(gymnasium.Env):
@@ -99,7 +114,8 @@ class MendikotGymEnv(gymnasium.Env):
 
     Args:
         rules: a Rules, preset name or dict (None: standard game); ``**rule_fields`` override.
-        others: the agent for every other seat, or a mapping seat -> agent (default random).
+        others: the agent for every other seat, or a mapping seat -> agent (default random);
+            an agent may be a name, run folder or file, as ``agents.load`` takes (``"hard"``).
         seat: the learner's seat.
         control: ``"seat"`` (the learner plays one seat; its partner is one of ``others``)
             or ``"team"`` (the learner plays both/all seats of its team).
@@ -117,7 +133,7 @@ class MendikotGymEnv(gymnasium.Env):
     def __init__(
         self,
         rules: Rules | str | dict[str, Any] | None = None,
-        others: Agent | Mapping[int, Agent] | None = None,
+        others: Agent | str | Mapping[int, Agent | str] | None = None,
         seat: int = 0,
         control: str = "seat",
         reward: str = "win",
@@ -143,7 +159,7 @@ class MendikotGymEnv(gymnasium.Env):
         self.game: core.State | None = None
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
-        rng = self._rng if seed is None else np.random.default_rng(seed)
+        rng = self._rng if seed is None else make_rng(seed)
         game = deal_for_reset(self.rules, rng, options)  # first: a bad option leaves the env as it was
         super().reset(seed=seed)
         self._rng, self.game = rng, game
@@ -219,7 +235,7 @@ class MendikotVectorEnv(gymnasium.vector.VectorEnv):
         self,
         num_envs: int,
         rules: Rules | str | dict[str, Any] | None = None,
-        others: Agent | Mapping[int, Agent] | None = None,
+        others: Agent | str | Mapping[int, Agent | str] | None = None,
         seat: int = 0,
         control: str = "seat",
         reward: str = "win",
@@ -244,7 +260,7 @@ class MendikotVectorEnv(gymnasium.vector.VectorEnv):
         self.games: core.State | None = None
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
-        rng = self._rng if seed is None else np.random.default_rng(seed)
+        rng = self._rng if seed is None else make_rng(seed)
         games = deal_for_reset(self.rules, rng, options, self.num_envs)  # first, as MendikotGymEnv
         self._rng, self.games = rng, games
         _seed_agents(self.agents, seed)

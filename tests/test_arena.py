@@ -179,6 +179,9 @@ def test_arena_command_writes_json_and_records(tmp_path: Path, capsys: pytest.Ca
     assert f"--save {save} already holds 24 arena record(s) (pair000000_a0.json, ...)" in capsys.readouterr().err
     assert sorted(save.glob("*.json")) == files and load_record(files[-1])["players"][0] in ("easy", "random")
     (save / "notes.txt").write_text("mine")
+    # --overwrite deletes only once every other input is good: a mistyped agent keeps the records.
+    assert main([*again, "--a", "hrad", "--overwrite"]) == 2
+    assert "unknown agent 'hrad'" in capsys.readouterr().err and sorted(save.glob("*.json")) == files
     assert main([*again, "--rules", "band", "--n-players", "6", "--overwrite"]) == 0
     assert len(list(save.glob("*.json"))) == 6 and (save / "notes.txt").read_text() == "mine"
     assert {load_record(path)["meta"]["a"] for path in save.glob("*.json")} == {"hard"}
@@ -197,11 +200,13 @@ def test_league_command(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> N
     [
         (["arena", "--a", "random", "--b", "random", "--chunk", "-2"], "argument --chunk: must be a positive integer"),
         (["arena", "--a", "random", "--b", "random", "--matches", "-1"], "--matches: must be an integer 0 or more"),
-        (["arena", "--a", "random", "--b", "random", "--seed", "-1"], "--seed: must be a seed: an integer 0 or more"),
+        (["arena", "--a", "random", "--b", "random", "--seed", "-1"], "--seed: must be a seed: an integer 0 to 922"),
+        (["arena", "--a", "random", "--b", "random", "--seed", str(2**64)], f"an integer 0 to {2**63 - 1} (2**63 - 1)"),
         (["league", "--agents", "random", "easy", "--deals", "0"], "--deals: must be a positive integer, got 0"),
         (["bench", "--batch-sizes", "-5"], "--batch-sizes: must be a positive integer, got -5"),
-        (["bench", "--seconds", "-1"], "--seconds: must be a positive number, got -1"),
-        (["demo", "--seed", "x"], "--seed: must be a seed: an integer 0 or more, got 'x'"),
+        (["bench", "--seconds", "-1"], "--seconds: must be a positive finite number, got -1"),
+        (["bench", "--seconds", "inf"], "--seconds: must be a positive finite number, got inf"),
+        (["demo", "--seed", "x"], "--seed: must be a seed: an integer 0 to 9223372036854775807 (2**63 - 1), got 'x'"),
     ],
 )
 def test_bad_counts_and_seeds_are_usage_errors(argv: list[str], message: str, capsys) -> None:

@@ -10,11 +10,15 @@ import numpy as np
 import pytest
 from pettingzoo.test import seed_test
 
+import agents
 import mendikot_env
 from mendikot_env import core
 from mendikot_env.analysis import deal_cards
+from mendikot_env.cli import main
 from mendikot_env.observation import ObservationEncoder, encode_state
 from mendikot_env.rules import Rules
+from mendikot_env.seeding import SEED_MAX, check_seed, derived_seed, make_rng
+from mendikot_env.wrappers import MendikotGymEnv, MendikotVectorEnv
 
 RULES = [
     Rules(),
@@ -202,3 +206,39 @@ def test_env_reset_without_seed_continues_the_seeded_stream() -> None:
         firsts.append(deals)
     assert all(np.array_equal(x, y) for x, y in zip(*firsts, strict=True))
     assert not np.array_equal(firsts[0][0], firsts[0][1])  # a new deal each reset
+
+
+BAD_SEEDS = [-1, 1.5, "1", True, SEED_MAX + 1]
+
+
+@pytest.mark.parametrize("seed", BAD_SEEDS)
+def test_every_entry_point_refuses_a_bad_seed_naming_it(seed: object) -> None:
+    """numpy would fail deep inside (or take a float's meaning silently), torch overflows."""
+    message = rf"must be an integer 0 to {SEED_MAX} \(2\*\*63 - 1\) \(or None\), got {seed!r}"
+    calls = {
+        "seed": lambda: MendikotGymEnv().reset(seed=seed),
+        "seed ": lambda: MendikotVectorEnv(2).reset(seed=seed),
+        "rng": lambda: core.new_hands(Rules(), 2, rng=seed),
+        "seed  ": lambda: agents.make("random", Rules(), seed=seed),
+        "seed   ": lambda: agents.make("hard", Rules(), seed=seed),
+    }
+    for name, call in calls.items():
+        with pytest.raises(ValueError, match=rf"^{name.strip()} {message}"):
+            call()
+
+
+def test_seeds_in_range_pass_and_derived_seeds_stay_in_range() -> None:
+    assert check_seed(np.int64(7)) == 7 and type(check_seed(np.int64(7))) is int and check_seed(None) is None
+    generator = np.random.default_rng(3)
+    assert make_rng(generator) is generator
+    assert make_rng(SEED_MAX).integers(1 << 30) == np.random.default_rng(SEED_MAX).integers(1 << 30)
+    assert derived_seed(SEED_MAX * 2 + 1) == SEED_MAX and derived_seed(5) == 5
+    env = MendikotGymEnv(others=agents.make("hard", Rules()))
+    env.reset(seed=SEED_MAX)  # seeds its agents with SEED_MAX + 1, folded into range
+    assert env.agents[1].rng is not None
+
+
+def test_the_largest_seed_plays_an_arena_with_a_trained_agent(capsys: pytest.CaptureFixture[str]) -> None:
+    # The agents' seeds (seed * 2 + 1, + 2) are folded back into range for torch's manual_seed.
+    assert main(["arena", "--a", "trained", "--b", "hard", "--deals", "2", "--seed", str(SEED_MAX)]) == 0
+    assert "win rate of A" in capsys.readouterr().out

@@ -26,7 +26,7 @@ from mendikot_env.cli import main
 from mendikot_env.run_folder import RunFolderInUseError
 from mendikot_env.training.args import busy_cores_warning
 from mendikot_env.training.checkpoint import CheckpointError, load_checkpoint, save_atomic
-from mendikot_env.training.loop import Args, train
+from mendikot_env.training.loop import Args, TrainingDivergedError, train
 from mendikot_env.training.metrics import read_rows
 
 
@@ -335,6 +335,12 @@ def test_overwrite_deletes_only_the_old_runs_files(tmp_path: Path) -> None:
     assert load_checkpoint(out / "checkpoint.pt")["counters"]["iteration"] == 1
     assert {row["iteration"] for row in read_rows(out / "metrics.jsonl")} == {1}  # no old rows mixed in
     assert not set(old_events) & set((out / "tb").iterdir()) and (out / "notes.txt").read_text() == "mine"
+    # --overwrite deletes only once every other setting is good: a mistyped agent keeps the run.
+    kept = sorted(out.iterdir())
+    for change, option in [({"teacher": "hrad"}, "--teacher"), ({"pool_bots": ("easy", "hrad")}, "--pool-bots")]:
+        with pytest.raises(ValueError, match=rf"{option} \(Args\.\w+\): unknown agent 'hrad'"):
+            train(tiny_args(out, **change), overwrite=True)
+        assert sorted(out.iterdir()) == kept and load_checkpoint(out / "checkpoint.pt")["counters"]["iteration"] == 1
     (tmp_path / "file").write_text("")
     with pytest.raises(RunFolderInUseError, match="is a file; give --out a folder"):
         train(tiny_args(tmp_path / "file", max_iterations=1))
@@ -968,7 +974,11 @@ def test_resume_from_a_checkpoint_that_does_not_fit_fails_clearly(
         ({"hidden": (32, 0)}, r"Args.hidden\[1\]\) must be an integer 1 or more, got 0"),
         ({"card_hidden": 0}, "--card-hidden .* 1 or more, got 0"),
         ({"threads": -2}, "--threads .* 0 or more, got -2"),
-        ({"minutes": -1.0}, r"--minutes .* must be above 0, got -1.0"),
+        ({"minutes": -1.0}, r"--minutes .* must be a finite number above 0, got -1.0"),
+        ({"minutes": float("inf")}, r"--minutes .* must be a finite number above 0, got inf"),
+        ({"learning_rate": float("inf")}, r"--learning-rate .* must be a finite number above 0, got inf"),
+        ({"value_coef": float("inf")}, r"--value-coef .* must be a finite number at least 0, got inf"),
+        ({"tens_reward": float("nan")}, r"--tens-reward .* must be a finite number at least 0, got nan"),
         ({"max_iterations": -5}, "--max-iterations .* 0 or more, got -5"),
         ({"gamma": 2.0}, r"--gamma .* must be in \[0, 1\], got 2.0"),
         ({"gamma": float("nan")}, r"--gamma .* must be in \[0, 1\], got nan"),
@@ -977,12 +987,61 @@ def test_resume_from_a_checkpoint_that_does_not_fit_fails_clearly(
         ({"checkpoint_every_minutes": -1.0}, "--checkpoint-every-minutes .* at least 0, got -1.0"),
         ({"learning_rate": 0.0}, "--learning-rate .* above 0, got 0.0"),
         ({"eval_deals": 0}, "--eval-deals .* 1 or more, got 0"),
-        ({"seed": -1}, "--seed .* 0 or more, got -1"),
+        ({"seed": -1}, "--seed .* an integer 0 to 9223372036854775807, got -1"),
+        ({"seed": 2**64}, "--seed .* an integer 0 to 9223372036854775807, got 18446744073709551616"),
     ],
 )
 def test_training_options_out_of_range_are_refused(change: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         Args(**change)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"hidden": "16"}, r"--hidden \(Args.hidden\) must be a list of integers \(layer sizes\), got '16'"),
+        ({"hidden": (32, True)}, r"--hidden .* must be a list of integers"),
+        ({"epochs": 2.5}, r"--epochs \(Args.epochs\) must be an integer, got 2.5"),
+        ({"seed": 1.5}, r"--seed \(Args.seed\) must be an integer, got 1.5"),
+        ({"games": True}, r"--games \(Args.games\) must be an integer, got True"),
+        ({"learning_rate": "3e-4"}, r"--learning-rate \(Args.learning_rate\) must be a number, got '3e-4'"),
+        ({"progress": 1}, r"--progress \(Args.progress\) must be True or False, got 1"),
+        ({"teacher": None}, r"--teacher \(Args.teacher\) must be a string, got None"),
+        ({"pool_bots": ("hard", 3)}, r"--pool-bots \(Args.pool_bots\) must be a list of agent names"),
+    ],
+)
+def test_training_options_of_the_wrong_type_are_refused(change: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Args(**change)
+
+
+def test_training_options_are_normalised_to_their_types() -> None:
+    args = Args(games=np.int64(16), learning_rate=1, out=Path("runs/x"), eval_opponents="random", hidden=[np.int32(8)])
+    assert (args.games, args.learning_rate, args.out, args.eval_opponents, args.hidden) == (
+        16, 1.0, "runs/x", ("random",), (8,)
+    )  # fmt: skip
+    assert type(args.games) is int and type(args.learning_rate) is float and type(args.hidden[0]) is int
+
+
+def test_a_diverged_update_stops_the_run_before_a_checkpoint_keeps_it(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    train(tiny_args(out, max_iterations=1, checkpoint_every_minutes=0.0))
+    good = load_checkpoint(out / "checkpoint.pt")
+    with pytest.raises(TrainingDivergedError, match="training diverged in iteration 2: .*NaN or infinite weights"):
+        train(tiny_args(out, max_iterations=3, learning_rate=1e38, checkpoint_every_minutes=0.0), resume=True)
+    kept = load_checkpoint(out / "checkpoint.pt")
+    assert kept["counters"] == good["counters"]
+    assert all(torch.equal(kept["model"][k], v) for k, v in good["model"].items())
+
+
+def test_a_resume_refuses_another_out_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run, elsewhere = tmp_path / "run", tmp_path / "elsewhere"
+    train(tiny_args(run, max_iterations=1))
+    assert main(["train", "--resume", str(run), "--out", str(elsewhere), "--no-progress"]) == 2
+    assert f"--out {elsewhere} with --resume {run}: a resume continues the run in its own folder" in (
+        capsys.readouterr().err
+    )
+    assert not elsewhere.exists() and load_checkpoint(run / "checkpoint.pt")["counters"]["iteration"] == 1
 
 
 @pytest.mark.parametrize(

@@ -236,3 +236,17 @@ def test_gym_env_renders_text_and_pictures() -> None:
     assert text_env.render().startswith("Mendikot (cut trump, 4 players) | trick ")
     image = picture_env.render()
     assert image.ndim == 3 and image.shape[2] == 3 and image.dtype == np.uint8 and image.std() > 0
+
+
+def test_others_may_be_given_by_name_and_anything_without_act_is_refused() -> None:
+    env = MendikotGymEnv(others="hard", control="team")
+    env.reset(seed=0)
+    assert env.agents[1] is env.agents[3] and env.agents[1].name == "hard"  # one agent per name
+    vector = MendikotVectorEnv(2, others={1: "hard", 2: RandomAgent(), 3: "easy"})
+    vector.reset(seed=0)
+    assert [getattr(vector.agents[s], "name", None) for s in (1, 3)] == ["hard", "easy"]
+    with pytest.raises(ValueError, match="unknown agent 'hrad'; known agents: random, easy, medium, hard"):
+        MendikotGymEnv(others="hrad")
+    for bad in (5, {1: "hard", 2: None, 3: "hard"}):
+        with pytest.raises(ValueError, match="the agent for seat [12] must have act.* or be an agent name"):
+            MendikotGymEnv(others=bad)

@@ -13,6 +13,7 @@ from agents import load
 from ..arena import ActionLog, duplicate_arena, write_json
 from ..core import State
 from ..records import make_record, save_record
+from ..seeding import derived_seed
 from .common import (
     add_rules_arguments,
     add_threads_argument,
@@ -100,11 +101,11 @@ def record_saver(directory: str | Path, name_a: str, name_b: str, seed: int):
 
 def run(args: argparse.Namespace) -> int:
     check_output_paths(json_file=args.json, save_dir=args.save)
-    if args.save:
-        prepare_records_folder(args.save, args.overwrite)
     rules = rules_from_args(args)
-    agent_a = load(args.a, rules, seed=args.seed * 2 + 1)
-    agent_b = load(args.b, rules, seed=args.seed * 2 + 2)
+    agent_a = load(args.a, rules, seed=derived_seed(args.seed * 2 + 1))
+    agent_b = load(args.b, rules, seed=derived_seed(args.seed * 2 + 2))
+    if args.save:  # after every other check: --overwrite deletes nothing for a mistyped agent
+        prepare_records_folder(args.save, args.overwrite)
     on_hand = record_saver(args.save, args.a, args.b, args.seed) if args.save else None
     with torch_threads(args.threads):
         result = duplicate_arena(

@@ -7,24 +7,27 @@ import ast
 import contextlib
 import inspect
 import itertools
+import math
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from ..rules import PRESETS, RULE_CHOICES, Rules
+from ..seeding import SEED_MAX, SEED_RULE
 
 
-def _bounded(kind: type, low: float, what: str) -> Callable[[str], Any]:
-    """An argparse ``type`` that parses ``kind`` and refuses values below ``low``, so a bad
-    count or seed is a one-line usage error, not a numpy traceback (or an empty loop)."""
+def _bounded(kind: type, low: float, what: str, high: float = math.inf) -> Callable[[str], Any]:
+    """An argparse ``type`` that parses ``kind`` and refuses values outside [``low``,
+    ``high``] and infinities, so a bad count, seed or time is a one-line usage error, not a
+    numpy traceback, an empty loop or one that never ends."""
 
     def parse(text: str) -> Any:
         try:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
-        if not value >= low:  # NaN too
+        if not low <= value <= high or not math.isfinite(value):  # NaN fails the first test
             raise argparse.ArgumentTypeError(f"must be {what}, got {text}")
         return value
 
@@ -34,8 +37,8 @@ def _bounded(kind: type, low: float, what: str) -> Callable[[str], Any]:
 
 positive_int = _bounded(int, 1, "a positive integer")
 count = _bounded(int, 0, "an integer 0 or more")
-seed_value = _bounded(int, 0, "a seed: an integer 0 or more")
-positive_float = _bounded(float, 1e-9, "a positive number")
+seed_value = _bounded(int, 0, f"a seed: {SEED_RULE}", high=SEED_MAX)
+positive_float = _bounded(float, 1e-9, "a positive finite number")
 
 
 def add_threads_argument(parser: argparse.ArgumentParser) -> None:

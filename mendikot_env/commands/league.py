@@ -8,6 +8,7 @@ import sys
 from agents import load
 
 from ..arena import league, write_json
+from ..seeding import derived_seed
 from .common import (
     add_rules_arguments,
     add_threads_argument,
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     if len(args.agents) < 2:
         raise ValueError("a league needs at least two agents")
-    agents = [load(spec, rules, seed=args.seed * 100 + i) for i, spec in enumerate(args.agents)]
+    agents = [load(spec, rules, seed=derived_seed(args.seed * 100 + i)) for i, spec in enumerate(args.agents)]
     with torch_threads(args.threads):
         result = league(
             rules,

@@ -35,6 +35,7 @@ from ..observation import ObservationEncoder
 from ..records import make_record, save_record
 from ..render import render_text
 from ..rules import Rules
+from ..seeding import derived_seed, make_rng
 from .common import add_rules_arguments, check_output_paths, rules_from_args, seed_value
 
 HELP = """Type a card as rank then suit: TS, 10S or 10♠ (ten of spades), AH, 7d, QC.
@@ -99,8 +100,8 @@ class TerminalGame:
             raise ValueError(f"seat {seat} is not a seat; seats are 0..{rules.n_players - 1}")
         self.rules = rules
         self.human = seat
-        self.rng = np.random.default_rng(seed)
-        self.bot = load(level, rules, seed=None if seed is None else seed + 1)
+        self.rng = make_rng(seed)
+        self.bot = load(level, rules, seed=None if seed is None else derived_seed(seed + 1))
         self.level = level
         self.input_fn = input_fn if input_fn is not None else _read_line
         self.out = out if out is not None else sys.stdout

@@ -55,6 +55,11 @@ def run(args: argparse.Namespace) -> int:
     overrides = rule_overrides(args)
     if overrides:
         given["rule_fields"] = overrides
+    if args.resume and "out" in given and Path(given["out"]).resolve() != Path(args.resume).resolve():
+        raise ValueError(
+            f"--out {given['out']} with --resume {args.resume}: a resume continues the run in its own folder; "
+            "leave out --out (or, to branch the run, copy its folder and resume the copy)"
+        )
     options = _resumed_options(Path(args.resume), given) if args.resume else Args.from_dict(given)
     out = train(options, resume=bool(args.resume), overwrite=args.overwrite)
     final = read_rows(out / "metrics.jsonl")[-1]

@@ -27,6 +27,7 @@ from agents.registry import register_checkpoint_loader
 from mendikot_env.cards import NUM_ACTIONS
 from mendikot_env.observation import ObservationEncoder
 from mendikot_env.rules import Rules
+from mendikot_env.seeding import make_rng
 
 SUFFIX = ".rllib"
 FORMAT = "mendikot-policy-mlp"
@@ -69,7 +70,7 @@ class MLPPolicyAgent:
         self.activation = activation
         self.greedy = greedy
         self.name = name
-        self.rng = np.random.default_rng(seed)
+        self.rng = make_rng(seed)
         obs_size = ObservationEncoder(rules).size
         if self.layers[0][0].shape[0] != obs_size or self.layers[-1][0].shape[1] != NUM_ACTIONS:
             raise PolicyFileError(
@@ -97,7 +98,7 @@ class MLPPolicyAgent:
 
     def seed(self, seed: int | None) -> None:
         """Restart the sampling generator."""
-        self.rng = np.random.default_rng(seed)
+        self.rng = make_rng(seed)
 
 
 def save_policy_file(

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mendikot_env.rules import Rules, resolve_rules
-from mendikot_env.training.args import INF, check_ranges  # no torch import
+from mendikot_env.training.args import INF, check_ranges, check_types  # no torch import
 from mendikot_env.training.args import RANGES as TRAINER_RANGES
 
 # Ranges of the numeric options, as (low, high, low_included): RLlib itself fails late (after
@@ -87,9 +87,9 @@ class Args:
     """iterations between RLlib checkpoints (the last iteration always saves)"""
 
     def __post_init__(self) -> None:
+        check_types(self)
         if self.activation not in ("tanh", "relu"):
             raise ValueError(f"activation {self.activation!r} is not allowed; choose 'tanh' or 'relu'")
-        self.hidden = tuple(int(h) for h in self.hidden)
         check_ranges(self, RANGES)
         if self.minibatch_size > self.train_batch_size:
             raise ValueError(

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..rules import Rules, resolve_rules
+from ..seeding import SEED_MAX
 
 PRECISIONS = ("float32", "bfloat16")  # the network's arithmetic while training (see Args.precision)
 CRITICS = ("observation", "state")  # what the value may see (see Args.critic)
@@ -43,14 +46,15 @@ def cpu_has_native_bfloat16(cpuinfo: str | Path = "/proc/cpuinfo") -> bool | Non
     return any(flag in flags for flag in NATIVE_BFLOAT16_FLAGS)
 
 
-# The allowed range of every numeric option: (low, high, low_included); high is always included.
-# Checked when Args is made, so a bad value fails before any work, not as a traceback mid-run.
+# The allowed range of every numeric option: (low, high, low_included); high is included,
+# and INF means no bound but a finite number. Checked when Args is made, so a bad value fails
+# before any work, not as a traceback mid-run (or, for an infinite rate, as NaN weights).
 INF = float("inf")
 RANGES: dict[str, tuple[float, float, bool]] = {
     "epsilon": (0.0, 1.0, True),
     "minutes": (0.0, INF, False),
     "max_iterations": (0, INF, True),
-    "seed": (0, INF, True),  # numpy's generators refuse negative seeds
+    "seed": (0, SEED_MAX, True),  # numpy refuses negative seeds, torch and int64 stop at 2**63 - 1
     "games": (1, INF, True),
     "hidden": (1, INF, True),  # each layer's size
     "card_hidden": (1, INF, True),
@@ -81,14 +85,14 @@ def check_range(field: str, value: Any, shown: str | None = None, ranges: dict |
     the value and its allowed range (in ``ranges``, default ``RANGES``) when ``value`` is outside it."""
     low, high, low_included = (RANGES if ranges is None else ranges)[field]
     above_low = value >= low if low_included else value > low
-    if above_low and value <= high:  # False for NaN too
+    if above_low and (value < high if high == INF else value <= high):  # False for NaN too
         return
     if high != INF:
-        allowed = f"in [{low:g}, {high:g}]"
+        allowed = f"an integer {low} to {high}" if isinstance(high, int) else f"in [{low:g}, {high:g}]"
     elif isinstance(low, int):
         allowed = f"an integer {low} or more"
     else:
-        allowed = f"{'at least' if low_included else 'above'} {low:g}"
+        allowed = f"a finite number {'at least' if low_included else 'above'} {low:g}"
     flag = "--" + field.replace("_", "-")
     raise ValueError(f"{flag} (Args.{shown or field}) must be {allowed}, got {value!r}")
 
@@ -102,6 +106,55 @@ def check_ranges(settings: Any, ranges: dict[str, tuple[float, float, bool]]) ->
                 check_range(name, size, f"hidden[{i}]", ranges)
         else:
             check_range(name, getattr(settings, name), ranges=ranges)
+
+
+def check_types(settings: Any) -> None:
+    """Every field of a settings dataclass as the type of its default, normalised in place
+    (numpy numbers as Python ones, an int as a float where a float is wanted, a path as a
+    string, a list as a tuple, one name alone as a one-name tuple), or a ValueError naming
+    the option. Unchecked, ``hidden="16"`` would train layers of 1 and 6, and 2.5 epochs
+    would fail mid-run. Fields without a plain default (``rule_fields``) are left to their
+    own checks. Shared by the trainer's and the RLlib settings."""
+    for f in fields(settings):
+        if f.default is not MISSING:
+            setattr(settings, f.name, _typed(f.name, getattr(settings, f.name), f.default))
+
+
+def _typed(name: str, value: Any, default: Any) -> Any:
+    """``value`` as the type of ``default`` (see :func:`check_types`)."""
+
+    def refuse(what: str) -> ValueError:
+        return ValueError(f"--{name.replace('_', '-')} (Args.{name}) must be {what}, got {value!r}")
+
+    is_bool = isinstance(value, bool | np.bool_)
+    if isinstance(default, bool):
+        if is_bool:
+            return bool(value)
+        raise refuse("True or False")
+    if isinstance(default, int):
+        if isinstance(value, int | np.integer) and not is_bool:
+            return int(value)
+        raise refuse("an integer")
+    if isinstance(default, float):
+        if isinstance(value, int | float | np.integer | np.floating) and not is_bool:
+            return float(value)
+        raise refuse("a number")
+    if isinstance(default, str):
+        if isinstance(value, str | os.PathLike):
+            return str(os.fspath(value))
+        raise refuse("a string")
+    if isinstance(default, tuple):
+        names = isinstance(default[0], str)
+        if names and isinstance(value, str):
+            value = (value,)
+        items_ok = isinstance(value, list | tuple) and all(
+            isinstance(item, str) if names else isinstance(item, int | np.integer) and not isinstance(item, bool)
+            for item in value
+        )
+        if not items_ok:
+            raise refuse("a list of agent names" if names else "a list of integers (layer sizes)")
+        return tuple(str(item) if names else int(item) for item in value)
+    return value
 
 
 def busy_cores_warning(threads: int, load: float | None = None, cores: int | None = None) -> str | None:
@@ -270,6 +323,7 @@ class Args:
     """show a progress bar"""
 
     def __post_init__(self) -> None:
+        check_types(self)
         if not isinstance(self.rule_fields, dict):
             raise ValueError(f"Args.rule_fields must be a dict of Rules fields, got {self.rule_fields!r}")
         # A clear error for an unknown preset or field, before any work; the values as Rules
@@ -286,7 +340,6 @@ class Args:
             raise ValueError(f"Args.precision {self.precision!r} is not allowed; choose one of {PRECISIONS}")
         if self.advisor not in ADVISORS:
             raise ValueError(f"Args.advisor {self.advisor!r} is not allowed; choose one of {ADVISORS}")
-        self.hidden = tuple(int(h) for h in self.hidden)
         self._check_ranges()
 
     def resolved_rules(self) -> Rules:

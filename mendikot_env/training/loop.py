@@ -20,7 +20,7 @@ import time
 import warnings
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -30,6 +30,7 @@ from ..cards import NUM_ACTIONS
 from ..observation import ObservationEncoder
 from ..rules import Rules
 from ..run_folder import TRAINING_RUN_FILES, prepare_run_folder
+from ..seeding import derived_seed
 from .args import (
     ADVISORS,
     CRITICS,
@@ -44,6 +45,9 @@ from .checkpoint import CheckpointError, load_checkpoint, save_atomic
 from .evaluate import evaluate_against
 from .metrics import MetricsLog
 from .selfplay import collect_hands
+
+if TYPE_CHECKING:
+    from agents.base import Agent
 
 
 class Network(nn.Module):
@@ -284,6 +288,7 @@ def train(args: Args, resume: bool = False, overwrite: bool = False) -> Path:
     check_device(args.device)
     device = torch.device(args.device)
     check_eval_opponents(args, rules)
+    bots, teacher = make_pool_bots_and_teacher(args, rules)  # a bad name fails before --overwrite deletes
     if not resume:
         resumable = (out / "checkpoint.pt").is_file()  # a run stopped before its first checkpoint is not
         hint = f"`mendikot train --resume {out}`" if resumable else None
@@ -313,13 +318,8 @@ def train(args: Args, resume: bool = False, overwrite: bool = False) -> Path:
         restore(state, out / "checkpoint.pt", network, optimizer, rng, generator)
         counters = dict(state["counters"])
         snapshots = newest(list(state["pool"]), args.pool_snapshots)  # a resume may ask for fewer
-    from agents import make  # the rule-based bots of the pool and the evaluation
     from agents.neural import make_advisor, with_advice
 
-    bots = [make(name, rules, seed=args.seed + i) for i, name in enumerate(args.pool_bots)]
-    # A teacher that is also the advisor breaks ties as the advice does (lowest card id).
-    teacher_seed = None if args.teacher == args.advisor else args.seed
-    teacher = make(args.teacher, rules, seed=teacher_seed) if args.imitate_iterations else None
     seeded_agents = [agent for agent in (*bots, teacher) if getattr(agent, "rng", None) is not None]
     if resume:
         restore_agent_rngs(seeded_agents, state.get("agent_rngs", []), out / "checkpoint.pt")
@@ -453,6 +453,7 @@ def train(args: Args, resume: bool = False, overwrite: bool = False) -> Path:
                     losses["clip_fraction"] += ((ratio - 1).abs() > args.clip).float().mean().item()
                 n_minibatches += 1
         update_seconds = time.perf_counter() - update_start
+        check_finite_weights(network, counters["iteration"] + 1, out)  # before a checkpoint could keep them
 
         # 3. Bookkeeping, logging, the opponent pool.
         counters["iteration"] += 1
@@ -497,6 +498,43 @@ def train(args: Args, resume: bool = False, overwrite: bool = False) -> Path:
     log.close()
     log.plot(out / "learning_curve.png")
     return out
+
+
+class TrainingDivergedError(ValueError):
+    """An update left NaN or infinite weights. A ValueError: settings cause it (a step size
+    or loss weight too large), and the command prints it as one line, not a traceback."""
+
+
+def check_finite_weights(network: Network, iteration: int, out: Path) -> None:
+    """Stop the run when the weights stopped being numbers, before the next collection fails
+    on them inside torch or a checkpoint replaces the last good one with them."""
+    if all(bool(torch.isfinite(p).all()) for p in network.parameters()):
+        return
+    raise TrainingDivergedError(
+        f"training diverged in iteration {iteration}: the update left NaN or infinite weights; lower "
+        f"--learning-rate (or --value-coef, --entropy-coef, --tens-reward). {out / 'checkpoint.pt'} is "
+        "left as it was (if the run wrote one), without these weights"
+    )
+
+
+def make_pool_bots_and_teacher(args: Args, rules: Rules) -> tuple[list[Agent], Agent | None]:
+    """The rule-based (or trained) agents of the pool, seeded ``seed``, ``seed + 1``, ..., and
+    the warm start's teacher (None without a warm start); an unknown name is a ValueError
+    naming its option, raised before the run folder is touched."""
+    from agents import make
+
+    def made(option: str, name: str, seed: int | None) -> Agent:
+        try:
+            return make(name, rules, seed=seed)
+        except ValueError as error:  # it lists the known agents
+            raise ValueError(f"{option}: {error}") from None
+
+    option = "--pool-bots (Args.pool_bots)"
+    bots = [made(option, name, derived_seed(args.seed + i)) for i, name in enumerate(args.pool_bots)]
+    # A teacher that is also the advisor breaks ties as the advice does (lowest card id).
+    teacher_seed = None if args.teacher == args.advisor else args.seed
+    teacher = made("--teacher (Args.teacher)", args.teacher, teacher_seed) if args.imitate_iterations else None
+    return bots, teacher
 
 
 def check_eval_opponents(args: Args, rules: Rules) -> None:
