@@ -181,7 +181,8 @@ def new_hands(
         batch_size: number of games B.
         rng: a ``np.random.Generator`` or a seed; the global numpy RNG is never used.
         deals: optional cards per game and seat, shape (B, n, hand_size), e.g. a list of
-            B deals, each a list of n lists of card ids or card texts (``"TS"`` or ``"10♠"``).
+            B deals, each a list of n lists of card ids or card texts (``"TS"`` or ``"10♠"``),
+            all ids or all texts.
         dealers: optional dealer seat per game (an int for all games, or B ints).
         open_cards: optional open-draw card per game (``trump="open"`` only), ids or texts.
 
@@ -356,7 +357,10 @@ def validate_deals(rules: Rules, deals: Any, batch_size: int, one_game: bool = F
 
 def _parse_deal_texts(texts: np.ndarray, deal_of: Any) -> np.ndarray:
     """(B, n, h) card ids from card texts (``"TS"`` as records write them, or ``"10♠"``): a
-    loop over the cards, but only for deals given as text, never on the integer path."""
+    loop over the cards, but only for deals given as text, never on the integer path.
+
+    One text makes numpy turn the whole deal into text, ids too (``[4, "TS"]`` becomes
+    ``["4", "TS"]``), so a number that is no card says that ids and texts do not mix."""
     flat = texts.reshape(-1)
     ids = np.empty(flat.size, dtype=np.int64)
     for i, text in enumerate(flat.tolist()):
@@ -364,7 +368,10 @@ def _parse_deal_texts(texts: np.ndarray, deal_of: Any) -> np.ndarray:
             ids[i] = parse_card(text)
         except ValueError as error:
             g, s, _ = np.unravel_index(i, texts.shape)
-            raise ValueError(f"{deal_of(int(g))}: seat {int(s)}: {error}") from None
+            hint = ""
+            if text.strip().lstrip("+-").isdigit():  # an id, turned to text by the texts beside it
+                hint = "; a card id is a number 0..51, not text, and a deal is all ids or all card texts, not a mix"
+            raise ValueError(f"{deal_of(int(g))}: seat {int(s)}: {error}{hint}") from None
     return ids.reshape(texts.shape)
 
 
