@@ -26,6 +26,7 @@ Example:
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -144,7 +145,41 @@ def _card(value: Any, where: str) -> int:
 
 
 def _is_int(value: Any) -> bool:
+    """An integer, and not a bool: Python's ``True`` is an ``int``, JSON's ``true`` is not."""
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _json_equal(value: Any, expected: Any) -> bool:
+    """Equality as the schema's ``const`` and ``enum`` mean it: ``true`` is not ``1`` and
+    ``false`` is not ``0``, though Python's ``==`` says they are."""
+    return isinstance(value, bool) == isinstance(expected, bool) and value == expected
+
+
+def _check_result(result: dict[str, Any], n: int) -> None:
+    """Check the types of the stored result, as the schema does. The replay compares it
+    with ``==`` afterwards, which would take ``0`` for ``false`` and ``true`` for ``1``."""
+
+    def seat(value: Any) -> bool:
+        return _is_int(value) and 0 <= value < n
+
+    for key in ("tens", "tricks"):
+        value = result[key]
+        if not isinstance(value, list) or len(value) != 2 or not all(_is_int(v) and v >= 0 for v in value):
+            raise _fail(
+                f"result.{key}", f"expected two counts [team 0, team 1] (integers 0 or more), got {value!r:.80}"
+            )
+    if not any(_json_equal(result["winner"], team) for team in (0, 1, None)):
+        raise _fail("result.winner", f"expected a team 0 or 1, or null for a drawn hand, got {result['winner']!r:.80}")
+    for key in ("mendikot", "whitewash"):
+        if not isinstance(result[key], bool):
+            raise _fail(f"result.{key}", f"expected true or false, got {result[key]!r:.80}")
+    if not seat(result["next_dealer"]):
+        raise _fail("result.next_dealer", f"expected a seat 0..{n - 1}, got {result['next_dealer']!r:.80}")
+    if not any(_json_equal(result["trump"], suit) for suit in (0, 1, 2, 3, None)):
+        raise _fail("result.trump", f"expected a suit 0..3 (clubs .. spades) or null, got {result['trump']!r:.80}")
+    winners = result["trick_winners"]
+    if not isinstance(winners, list) or not all(seat(s) for s in winners):
+        raise _fail("result.trick_winners", f"expected a list of seats 0..{n - 1}, got {winners!r:.80}")
 
 
 def check_structure(data: Any) -> Rules:
@@ -165,8 +200,8 @@ def check_structure(data: Any) -> Rules:
         raise RecordError(f"record has unknown field(s) {extra}; known fields are {list(known)}")
     if data["format"] != FORMAT:
         raise _fail("format", f"expected {FORMAT!r}, got {data['format']!r}")
-    if data["version"] != VERSION:
-        raise _fail("version", f"this reader knows version {VERSION}, got {data['version']!r}")
+    if not _json_equal(data["version"], VERSION):
+        raise _fail("version", f"this reader knows version {VERSION} (a number), got {data['version']!r:.80}")
     if not isinstance(data["rules"], dict):
         raise _fail("rules", f"expected an object of rule fields, got {data['rules']!r}")
     missing_rules = [f for f in Rules().to_dict() if f not in data["rules"]]
@@ -218,6 +253,7 @@ def check_structure(data: Any) -> Rules:
     missing = [k for k in RESULT_KEYS if k not in result]
     if missing:
         raise _fail("result", f"missing key(s) {missing}")
+    _check_result(result, n)
     if "players" in data and (
         not isinstance(data["players"], list)
         or len(data["players"]) != n
@@ -314,6 +350,35 @@ def replay_record(data: dict[str, Any]) -> Replay:
     return Replay(rules, state, events, result)
 
 
+def read_json(path: str | Path) -> Any:
+    """The JSON value in a file, or a RecordError naming the file and why it cannot be read.
+
+    Besides bad syntax, Python's reader fails on an integer of more than
+    ``sys.get_int_max_str_digits()`` digits (a ValueError) and on nesting deeper than the
+    recursion limit (a RecursionError): these are bad records too, not crashes, so that
+    ``replay --check`` reports them and goes on to the next file.
+    """
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise RecordError(f"{path}: cannot read: {error.strerror or error}") from None
+    except json.JSONDecodeError as error:
+        raise RecordError(f"{path}: not valid JSON: {error}") from None
+    except UnicodeDecodeError as error:
+        raise RecordError(f"{path}: not UTF-8 text (byte {error.start}): records are UTF-8 JSON") from None
+    except ValueError as error:
+        if "integer string conversion" not in str(error):  # the only other one json.loads raises, so far
+            raise RecordError(f"{path}: not valid JSON: {error}") from None
+        raise RecordError(
+            f"{path}: holds a number too long to read (over {sys.get_int_max_str_digits()} digits); "
+            "a record's numbers are seats, counts and the version"
+        ) from None
+    except RecursionError:
+        raise RecordError(
+            f"{path}: nested too deeply to read; a record's lists and objects nest a few levels deep"
+        ) from None
+
+
 def load_record(path: str | Path) -> dict[str, Any]:
     """Read a record file and check it by replaying it; returns the record dict.
 
@@ -321,14 +386,7 @@ def load_record(path: str | Path) -> dict[str, Any]:
         RecordError: naming the file and the first bad entry.
     """
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise RecordError(f"{path}: cannot read: {error.strerror or error}") from None
-    except json.JSONDecodeError as error:
-        raise RecordError(f"{path}: not valid JSON: {error}") from None
-    except UnicodeDecodeError as error:
-        raise RecordError(f"{path}: not UTF-8 text (byte {error.start}): records are UTF-8 JSON") from None
+    data = read_json(path)
     try:
         replay_record(data)
     except RecordError as error:
@@ -470,6 +528,7 @@ __all__ = [
     "format_record",
     "load_record",
     "make_record",
+    "read_json",
     "records_from_log",
     "replay_record",
     "save_record",

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import copy
 import json
+import re
+import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -168,6 +171,97 @@ def test_schema_rejects_what_the_loader_rejects(band_record: dict) -> None:
         assert not validator.is_valid(bad)
         with pytest.raises(RecordError):
             replay_record(bad)
+
+
+def int_bool_swaps(record: dict) -> list[tuple[tuple[str | int, ...], Any]]:
+    """(path, value) for each integer and bool of a record, the integer swapped for true and
+    false and the bool for 0 and 1 (Python's ``==`` takes 1 for true). Meta is free-form and
+    left out; of a list, the first four entries stand for the rest."""
+    swaps: list[tuple[tuple[str | int, ...], Any]] = []
+
+    def walk(value: Any, path: tuple[str | int, ...]) -> None:
+        if isinstance(value, bool):
+            swaps.extend([(path, 0), (path, 1)])
+        elif isinstance(value, int):
+            swaps.extend([(path, True), (path, False)])
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if path or key != "meta":
+                    walk(item, (*path, key))
+        elif isinstance(value, list):
+            for i, item in enumerate(value[:4]):
+                walk(item, (*path, i))
+
+    walk(record, ())
+    return swaps
+
+
+def test_the_reader_tells_bools_from_integers_like_the_schema() -> None:
+    """Where the schema wants an integer the reader refuses true and false, and where it
+    wants a bool it refuses 0 and 1, naming the field and the value: no swap of any record
+    passes either. Between them the records hold a 0 or 1 in every integer field of the
+    result, the swaps an ``==`` check lets through."""
+    jsonschema = pytest.importorskip("jsonschema")
+    validator = jsonschema.Draft202012Validator(schema())
+    records = played_records(Rules.preset("band"), 8, seed=4)
+    passed, unclear, equal_swaps = [], [], set()
+    for record in records:
+        for path, value in int_bool_swaps(record):
+            bad = copy.deepcopy(record)
+            target = bad
+            for key in path[:-1]:
+                target = target[key]
+            if target[path[-1]] == value:
+                equal_swaps.add(next(str(k) for k in reversed(path) if isinstance(k, str)))
+            target[path[-1]] = value
+            assert not validator.is_valid(bad), path
+            try:
+                replay_record(bad)
+            except RecordError as error:
+                field = next(str(k) for k in reversed(path) if isinstance(k, str))
+                if field not in str(error) or repr(value) not in str(error):
+                    unclear.append((path, str(error)))
+            else:
+                passed.append((path, value))
+    assert passed == [] and unclear == []
+    result_ints = {"tens", "tricks", "winner", "next_dealer", "trump", "trick_winners"}
+    assert {"version", "mendikot", "whitewash", "seat", "dealer"} | result_ints <= equal_swaps
+
+
+def test_unreadable_json_is_a_bad_record_and_the_check_goes_on(
+    tmp_path: Path, band_record: dict, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A number too long for Python's int and nesting past the recursion limit are bad
+    records naming the file, not a crash that stops ``replay --check`` at the first."""
+    long_number = tmp_path / "a_long_number.json"
+    long_number.write_text('{"format": "mendikot-record", "version": ' + "1" * 5000 + "}")
+    deep = tmp_path / "b_deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    good = save_record(band_record, tmp_path / "c_good.json")
+    too_long = f"{long_number}: holds a number too long to read (over {sys.get_int_max_str_digits()} digits)"
+    too_deep = f"{deep}: nested too deeply to read"
+    with pytest.raises(RecordError, match=f"^{re.escape(too_long)}"):
+        load_record(long_number)
+    with pytest.raises(RecordError, match=f"^{re.escape(too_deep)}"):
+        load_record(deep)
+    assert main(["replay", "--check", str(tmp_path)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(too_long) and lines[1].startswith(too_deep)
+    assert lines[2].startswith(f"{good}: ok") and lines[3] == "2 of 3 record(s) failed the check"
+    assert main(["replay", str(deep)]) == 2
+    assert f"error: {too_deep}" in capsys.readouterr().err
+
+
+def test_nesting_near_the_recursion_limit_is_a_bad_record(tmp_path: Path, band_record: dict) -> None:
+    """Just under the limit the JSON parses, and the check then prints the value from deeper
+    down the stack: each depth is a RecordError, never a RecursionError."""
+    path = tmp_path / "deep.json"
+    limit = sys.getrecursionlimit()
+    for depth in range(limit - 80, limit + 5):
+        nested = "[" * depth + "]" * depth
+        path.write_text(dumps(band_record).replace('"version": 1', f'"version": {nested}', 1))
+        with pytest.raises(RecordError, match=r"deep.json: (version: this reader knows version 1|nested too deeply)"):
+            load_record(path)
 
 
 # --------------------------------------------------------------------------------- CLI

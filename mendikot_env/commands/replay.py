@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-from ..records import RecordError, format_record, load_record
+from ..records import RecordError, format_record, load_record, read_json
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -71,8 +70,8 @@ def record_files(paths: list[str]) -> list[str]:
 def _summary(file: Path) -> bool:
     """Whether ``file`` is an arena or league ``--json`` summary (see SUMMARY_KEY)."""
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        data = read_json(file)
+    except RecordError:  # not a summary: kept, so that the check reports it
         return False
     return isinstance(data, dict) and SUMMARY_KEY in data and not any(key in data for key in RECORD_KEYS)
 
