@@ -11,6 +11,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from mendikot_env.cards import NUM_ACTIONS
 from mendikot_env.seeding import make_rng
 
 
@@ -29,6 +30,10 @@ class Agent(Protocol):
 
         Returns:
             (B,) int64 actions, each legal under its mask.
+
+        Raises:
+            ValueError: shapes other than these, or a mask row with no legal action
+                (:func:`check_batch` says so in the same words for every agent).
         """
         ...
 
@@ -58,12 +63,48 @@ def check_plays(agent: object, rules: object, role: str = "agent") -> None:
         )
 
 
+def check_batch(
+    observations: np.ndarray, masks: np.ndarray, size: int, n_players: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``observations`` as float32 and ``masks`` as bool, refused unless they are (B, size)
+    and (B, 53) with a legal action in every row: a network would otherwise fail inside
+    torch or numpy on a wrong width, or quietly play an illegal action (its argmax over an
+    all-illegal row is action 0). Vectorised, as ``act`` runs at batch sizes of hundreds.
+
+    Args:
+        size: the observation width of the agent's rules (``observation_layout(rules).size``).
+        n_players: their player count, named in the error (the width depends on it alone).
+
+    Raises:
+        ValueError: naming both shapes and the ones needed, or the first row without a legal action.
+    """
+    obs = np.asarray(observations, dtype=np.float32)
+    legal = np.asarray(masks) != 0
+    if obs.ndim != 2 or obs.shape[1] != size or legal.shape != (obs.shape[0], NUM_ACTIONS):
+        raise ValueError(
+            f"act needs (B, {size}) observations (the width for {n_players} players) and (B, {NUM_ACTIONS}) masks, "
+            f"got {obs.shape} and {legal.shape}"
+        )
+    check_legal_rows(legal)
+    return obs, legal
+
+
+def check_legal_rows(legal: np.ndarray) -> None:
+    """Refuse a (B, A) bool mask with a row of no legal action: no agent can play it legally.
+
+    Raises:
+        ValueError: naming the first such row.
+    """
+    empty = ~legal.any(axis=1)
+    if empty.any():
+        raise ValueError(f"mask row {int(np.flatnonzero(empty)[0])} has no legal action; every row needs at least one")
+
+
 def masked_uniform(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """(B,) a uniformly random legal action per row of a (B, A) mask."""
     legal = np.asarray(masks) != 0
+    check_legal_rows(legal)
     count = legal.sum(axis=1)
-    if (count == 0).any():
-        raise ValueError(f"mask row {int(np.flatnonzero(count == 0)[0])} has no legal action")
     pick = (rng.random(legal.shape[0]) * count).astype(np.int64)
     return np.argmax(np.cumsum(legal, axis=1) > pick[:, None], axis=1).astype(np.int64)
 

@@ -13,7 +13,10 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from mendikot_env.observation import observation_layout
 from mendikot_env.rules import Rules
+
+from .base import check_batch
 
 # What joins the members in an agent spec: agents.load("runs/a+runs/b").
 MEMBER_SEPARATOR = "+"
@@ -64,6 +67,7 @@ class EnsembleAgent:
         self.members = members
         self.rules: Rules = members[0].rules
         self.name = name or MEMBER_SEPARATOR.join(member.name for member in members)
+        self.obs_size = observation_layout(self.rules).size
 
     def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """(B, 53) float32: the mean of the members' policies (zero on illegal actions)."""
@@ -74,7 +78,9 @@ class EnsembleAgent:
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """(B,) the most likely legal action of the mean policy (ties: the lowest id)."""
-        legal = np.asarray(masks) != 0
+        # Checked here as well as in the members (a few microseconds each): a member need only
+        # have probabilities(), and an all-illegal row would come out of the where() as action 0.
+        observations, legal = check_batch(observations, masks, self.obs_size, self.rules.n_players)
         # Members put exactly 0 on illegal actions; the where() keeps the choice legal even so
         # if one of them does not.
-        return np.where(legal, self.probabilities(observations, masks), -1.0).argmax(axis=1).astype(np.int64)
+        return np.where(legal, self.probabilities(observations, legal), -1.0).argmax(axis=1).astype(np.int64)

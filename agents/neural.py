@@ -9,9 +9,12 @@ from typing import Any
 import numpy as np
 
 from mendikot_env.cards import NUM_ACTIONS
+from mendikot_env.observation import observation_layout
 from mendikot_env.rules import Rules
 from mendikot_env.seeding import check_seed
 from mendikot_env.training.args import PRECISIONS, precision_context
+
+from .base import check_batch
 
 
 def with_advice(advisor: Any, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -94,6 +97,7 @@ class NeuralAgent:
         self.precision = precision
         self.generator = torch.Generator().manual_seed(0 if seed is None else check_seed(seed))
         self.advisor = make_advisor(getattr(network, "advisor", "none"), rules, getattr(network, "advisor_level", None))
+        self.obs_size = observation_layout(rules).size  # before the advisor's one-hot
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         import torch
@@ -111,14 +115,19 @@ class NeuralAgent:
         return torch.softmax(self._logits(observations, masks), dim=-1).cpu().numpy()
 
     def _logits(self, observations: np.ndarray, masks: np.ndarray) -> Any:
-        """(B, 53) float32 masked logits of the network (illegal actions at the network's floor)."""
+        """(B, 53) float32 masked logits of the network (illegal actions at the network's floor).
+
+        Raises:
+            ValueError: a batch :func:`agents.base.check_batch` refuses (before torch sees it).
+        """
         import torch
 
+        observations, legal = check_batch(observations, masks, self.obs_size, self.rules.n_players)
         if self.advisor is not None:
-            observations = with_advice(self.advisor, observations, masks)
+            observations = with_advice(self.advisor, observations, legal)
         with torch.no_grad(), precision_context(self.precision, self.device.type):
-            obs = torch.from_numpy(np.ascontiguousarray(observations, dtype=np.float32)).to(self.device)
-            mask = torch.from_numpy(np.asarray(masks) != 0).to(self.device)
+            obs = torch.from_numpy(np.ascontiguousarray(observations)).to(self.device)
+            mask = torch.from_numpy(legal).to(self.device)
             logits, _ = self.network(obs, mask)
         return logits
 

@@ -44,6 +44,8 @@ from mendikot_env.observation import observation_layout
 from mendikot_env.rules import Rules
 from mendikot_env.seeding import make_rng
 
+from .base import check_batch
+
 LEVELS = ("easy", "medium", "hard")
 
 # Per card id: its suit, its rank, whether it is a ten.
@@ -199,16 +201,9 @@ class RuleBasedAgent:
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """(B,) legal actions for the seats whose observations and masks are given."""
-        obs = np.asarray(observations, dtype=np.float32)
-        legal = np.asarray(masks) != 0
-        if obs.ndim != 2 or obs.shape[1] != self.layout.size or legal.shape != (obs.shape[0], NUM_ACTIONS):
-            raise ValueError(
-                f"act needs (B, {self.layout.size}) observations and (B, 53) masks, got {obs.shape} and {legal.shape}"
-            )
+        obs, legal = check_batch(observations, masks, self.layout.size, self.n)
         if obs.shape[0] == 0:
             return np.zeros(0, dtype=np.int64)
-        if not legal.any(axis=1).all():
-            raise ValueError(f"mask row {int(np.flatnonzero(~legal.any(axis=1))[0])} has no legal action")
         hide = self.layout.view(obs, "phase")[:, 0] > 0.5
         utility = np.full(legal.shape, NEG)
         if hide.any():

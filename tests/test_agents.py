@@ -114,6 +114,63 @@ def test_agents_follow_the_protocol_and_validate_input() -> None:
         RuleBasedAgent(rules, "expert")
 
 
+def agent_of_kind(kind: str, rules: Rules) -> Agent:
+    """An agent of each trained kind for ``rules`` (the shipped network, an ensemble of two,
+    a numpy ``.rllib`` policy; greedy, or ``-sampling``), or the ``hard`` bot they follow."""
+    from agents import EnsembleAgent
+    from mendikot_env.integrations.policy_file import MLPPolicyAgent
+
+    base = kind.removesuffix("-sampling")
+    if base == "rllib":
+        rng = np.random.default_rng(0)
+        size = ObservationEncoder(rules).size
+        agent = MLPPolicyAgent(
+            [(rng.normal(size=(size, 8)), np.zeros(8)), (rng.normal(size=(8, 53)), np.zeros(53))], rules
+        )
+    elif base == "ensemble":
+        agent = EnsembleAgent([make("trained", rules), make("trained", rules)])
+    else:
+        agent = make(base, rules)
+    if kind.endswith("-sampling"):
+        agent.greedy = False
+    return agent
+
+
+@pytest.mark.parametrize("kind", ["hard", "trained", "trained-sampling", "ensemble", "rllib", "rllib-sampling"])
+def test_trained_agents_refuse_bad_batches_in_the_rule_based_agents_words(kind: str) -> None:
+    """An all-illegal mask row, a mask of another batch size or observations of another table
+    size: every kind of agent refuses them with one message (none plays action 0 or fails
+    inside torch or numpy), and a valid batch still gets legal actions."""
+    rules = Rules()
+    agent = agent_of_kind(kind, rules)
+    size = ObservationEncoder(rules).size
+    six = ObservationEncoder(Rules(n_players=6)).size
+    obs, ones = np.zeros((2, size), np.float32), np.ones((2, 53), bool)
+    empty_row = ones.copy()
+    empty_row[1] = False
+    bad = [
+        ((obs, empty_row), "mask row 1 has no legal action; every row needs at least one"),
+        ((obs, np.zeros((2, 53), bool)), "mask row 0 has no legal action"),
+        (
+            (obs, ones[:1]),
+            rf"act needs \(B, {size}\) observations \(the width for 4 players\) and \(B, 53\) masks, "
+            rf"got \(2, {size}\) and \(1, 53\)",
+        ),
+        ((np.zeros((2, six), np.float32), ones), rf"act needs \(B, {size}\) .*got \(2, {six}\) and \(2, 53\)"),
+    ]
+    for args, message in bad:
+        with pytest.raises(ValueError, match=message):
+            agent.act(*args)
+        if hasattr(agent, "probabilities"):
+            with pytest.raises(ValueError, match=message):
+                agent.probabilities(*args)
+    masks = empty_row.copy()
+    masks[1, 7] = True
+    actions = agent.act(obs, masks)
+    assert actions.dtype == np.int64 and masks[np.arange(2), actions].all(), actions
+    assert agent.act(obs[:0], masks[:0]).shape == (0,)
+
+
 # ---------------------------------------------------------------------------- factory
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import check_batch
 from agents.registry import register_checkpoint_loader
 from mendikot_env.cards import NUM_ACTIONS
 from mendikot_env.observation import ObservationEncoder
@@ -71,7 +72,7 @@ class MLPPolicyAgent:
         self.greedy = greedy
         self.name = name
         self.rng = make_rng(seed)
-        obs_size = ObservationEncoder(rules).size
+        self.obs_size = obs_size = ObservationEncoder(rules).size
         if self.layers[0][0].shape[0] != obs_size or self.layers[-1][0].shape[1] != NUM_ACTIONS:
             raise PolicyFileError(
                 f"network maps {self.layers[0][0].shape[0]} -> {self.layers[-1][0].shape[1]}, "
@@ -79,13 +80,18 @@ class MLPPolicyAgent:
             )
 
     def logits(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """(B, 53) float32 logits with illegal actions at -inf."""
-        x = np.asarray(observations, np.float32)
+        """(B, 53) float32 logits with illegal actions at -inf.
+
+        Raises:
+            ValueError: observations or masks of the wrong shape, or a mask row with no
+                legal action (its logits would all be -inf).
+        """
+        x, legal = check_batch(observations, masks, self.obs_size, self.rules.n_players)
         act = ACTIVATIONS[self.activation]
         for w, b in self.layers[:-1]:
             x = act(x @ w + b)
         w, b = self.layers[-1]
-        return np.where(np.asarray(masks) != 0, x @ w + b, -np.inf).astype(np.float32)
+        return np.where(legal, x @ w + b, -np.inf).astype(np.float32)
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         logits = self.logits(observations, masks)
