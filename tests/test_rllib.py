@@ -176,6 +176,72 @@ def test_policy_file_round_trip_and_errors(tmp_path: Path) -> None:
         save_policy_file(tmp_path / "agent.npz", layers, rules)
 
 
+def malformed_policy(tmp_path: Path, how: str) -> Path:
+    """A policy file for the standard rules, spoilt as a hand edit or another tool might."""
+    rules = Rules()
+    size = ObservationEncoder(rules).size
+    meta: Any = {"format": "mendikot-policy-mlp", "version": 1, "rules": rules.to_dict(), "activation": "tanh"}
+    meta["n_layers"] = 2
+    arrays = {"w0": np.zeros((size, 8)), "b0": np.zeros(8), "w1": np.zeros((8, 53)), "b1": np.zeros(53)}
+    if how.startswith("no "):
+        del meta[how.removeprefix("no ")]
+    elif how == "meta a list":
+        meta = [meta]
+    elif how == "zero layers":
+        meta["n_layers"] = 0
+    elif how == "layers that do not chain":
+        arrays["w1"] = np.zeros((9, 53))
+    elif how == "a bias of the wrong size":
+        arrays["b0"] = np.zeros(7)
+    elif how == "text weights":
+        arrays["w0"] = np.array(["a"])
+    elif how == "rules not an object":
+        meta["rules"] = "standard"
+    elif how == "unknown activation":
+        meta["activation"] = "gelu"
+    path = tmp_path / "run" / "agent.rllib"
+    path.parent.mkdir()
+    with path.open("wb") as handle:
+        np.savez(handle, meta=np.array(json.dumps(meta)), **arrays)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("how", "message"),
+    [
+        ("no rules", r"lacks \['rules'\] in its meta; it was not written by save_policy_file"),
+        ("no activation", r"lacks \['activation'\] in its meta"),
+        ("no n_layers", r"lacks \['n_layers'\] in its meta"),
+        ("meta a list", "is not a mendikot-policy-mlp file .its meta is a JSON list, not an object"),
+        ("zero layers", "has n_layers 0; a policy has a whole number of layers, at least 1"),
+        (
+            "layers that do not chain",
+            r"layer 1 has weight \(9, 53\) and bias \(53,\); it needs weight \(8, 53\) and bias \(53,\)",
+        ),
+        ("a bias of the wrong size", r"layer 0 has weight \(864, 8\) and bias \(7,\); it needs .* bias \(8,\)"),
+        ("text weights", "layer 0 holds <U1 weights and float64 biases; both must be numbers"),
+        ("rules not an object", "has rules 'standard'; they must be a JSON object of Rules fields"),
+        ("unknown activation", r"unknown activation 'gelu'; known: \['tanh', 'relu'\]"),
+    ],
+)
+def test_a_malformed_policy_file_is_refused_when_loaded_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str, message: str
+) -> None:
+    """Not a KeyError, an IndexError or a numpy shape error at the first act: a PolicyFileError
+    (a ValueError, so the commands print one line) naming the file and what is wrong."""
+    from mendikot_env.cli import main
+
+    path = malformed_policy(tmp_path, how)
+    with pytest.raises(PolicyFileError, match=message) as caught:
+        load_policy_file(path, Rules())
+    assert str(caught.value).startswith(str(path))
+    with pytest.raises(PolicyFileError, match=message):
+        agents.load(str(path))
+    assert main(["arena", "--a", str(path), "--b", "random", "--deals", "2", "--no-progress"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("mendikot arena: error: ") and str(path) in error and error.count("\n") == 1
+
+
 # ------------------------------------------------------------------------ training run
 
 

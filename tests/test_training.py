@@ -165,6 +165,34 @@ def test_corrupt_or_foreign_checkpoints_fail_clearly(tmp_path: Path, content: ob
         agents.load(str(path))
 
 
+@pytest.mark.parametrize(
+    ("how", "message"),
+    [
+        ("model a list", "has a malformed 'model': it is of type list, where a checkpoint holds a dict"),
+        ("network a list", "has a malformed 'network': it is of type list, where a checkpoint holds a dict"),
+        ("rules a list", "has a malformed 'rules': it is of type list, where a checkpoint holds a dict"),
+        ("a weight a number", "'model': its entry '.*' is of type int, where a model maps parameter names to tensors"),
+    ],
+)
+def test_a_checkpoint_with_malformed_entries_is_refused_naming_them(tmp_path: Path, how: str, message: str) -> None:
+    """An agent file whose entries have the wrong types (a hand edit, another tool) fails when
+    loaded with its name and the entry, not with an AttributeError from the loader."""
+    from agents.registry import SHIPPED_AGENTS
+
+    payload = load_checkpoint(SHIPPED_AGENTS["standard"], kind="agent")
+    if how == "a weight a number":
+        payload["model"][next(iter(payload["model"]))] = 3
+    else:
+        key = how.removesuffix(" a list")
+        payload[key] = list(payload[key])
+    path = tmp_path / "agent.pt"
+    torch.save(payload, path)
+    for load in (load_checkpoint, agents.load):
+        with pytest.raises(CheckpointError, match=message) as caught:
+            load(str(path))
+        assert str(caught.value).startswith(str(path))
+
+
 class _RunsACommand:
     """Unpickled, it would run a shell command: what weights_only loading must refuse."""
 

@@ -26,13 +26,15 @@ import numpy as np
 from agents.base import check_batch
 from agents.registry import register_checkpoint_loader
 from mendikot_env.cards import NUM_ACTIONS
-from mendikot_env.observation import ObservationEncoder
+from mendikot_env.observation import observation_layout
 from mendikot_env.rules import Rules
 from mendikot_env.seeding import make_rng
 
 SUFFIX = ".rllib"
 FORMAT = "mendikot-policy-mlp"
 VERSION = 1
+# What the meta must hold besides format and version (an older file may lack the version).
+META_KEYS = ("rules", "activation", "n_layers")
 ACTIVATIONS = {
     "tanh": np.tanh,
     "relu": lambda x: np.maximum(x, 0.0),
@@ -53,6 +55,10 @@ class MLPPolicyAgent:
         greedy: play the most likely legal action; otherwise sample from the masked softmax.
         seed: seed of the sampling.
         name: the agent's name in arena tables.
+
+    Raises:
+        PolicyFileError: an unknown activation, no layers, or layers that do not chain from
+            the rules' observation to 53 logits (checked here, not at the first act).
     """
 
     def __init__(
@@ -66,18 +72,13 @@ class MLPPolicyAgent:
     ) -> None:
         if activation not in ACTIVATIONS:
             raise PolicyFileError(f"unknown activation {activation!r}; known: {list(ACTIVATIONS)}")
-        self.layers = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
+        self.obs_size = observation_layout(rules).size
+        self.layers = _checked_layers(layers, self.obs_size)
         self.rules = rules
         self.activation = activation
         self.greedy = greedy
         self.name = name
         self.rng = make_rng(seed)
-        self.obs_size = obs_size = ObservationEncoder(rules).size
-        if self.layers[0][0].shape[0] != obs_size or self.layers[-1][0].shape[1] != NUM_ACTIONS:
-            raise PolicyFileError(
-                f"network maps {self.layers[0][0].shape[0]} -> {self.layers[-1][0].shape[1]}, "
-                f"but these rules need {obs_size} -> {NUM_ACTIONS}"
-            )
 
     def logits(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """(B, 53) float32 logits with illegal actions at -inf.
@@ -105,6 +106,36 @@ class MLPPolicyAgent:
     def seed(self, seed: int | None) -> None:
         """Restart the sampling generator."""
         self.rng = make_rng(seed)
+
+
+def _checked_layers(
+    layers: Sequence[tuple[np.ndarray, np.ndarray]], obs_size: int
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``layers`` as float32, refused unless they chain ``obs_size`` inputs to 53 logits: a
+    bad file would otherwise fail at its first act with a numpy shape error naming nothing.
+
+    Raises:
+        PolicyFileError: naming the first layer that does not fit and the shape it needs.
+    """
+    if len(layers) == 0:
+        raise PolicyFileError("a policy needs at least one layer (the last gives the 53 logits), got none")
+    checked: list[tuple[np.ndarray, np.ndarray]] = []
+    width = obs_size
+    for k, (weight, bias) in enumerate(layers):
+        w, b = np.asarray(weight), np.asarray(bias)
+        if not all(np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.integer) for a in (w, b)):
+            raise PolicyFileError(f"layer {k} holds {w.dtype} weights and {b.dtype} biases; both must be numbers")
+        last = k == len(layers) - 1
+        out = NUM_ACTIONS if last else (w.shape[1] if w.ndim == 2 else "n")
+        if w.shape != (width, out) or b.shape != (out,):
+            source = "the observation's width" if k == 0 else f"layer {k - 1}'s outputs"
+            raise PolicyFileError(
+                f"layer {k} has weight {w.shape} and bias {b.shape}; it needs weight ({width}, {out}) and bias "
+                f"({out},): {width} inputs ({source}){', 53 logits out (the last layer)' if last else ''}"
+            )
+        checked.append((w.astype(np.float32), b.astype(np.float32)))
+        width = out
+    return checked
 
 
 def save_policy_file(
@@ -137,20 +168,53 @@ def save_policy_file(
 
 
 def read_policy_file(path: str | Path) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarray]]]:
-    """The metadata and the (weight, bias) layers of a policy file."""
+    """The metadata and the (weight, bias) layers of a policy file (the layers' shapes are
+    checked by :class:`MLPPolicyAgent`).
+
+    Raises:
+        PolicyFileError: a missing, corrupt or foreign file, or meta without what a policy needs.
+    """
     try:
         with np.load(Path(path), allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))
-            if meta.get("format") != FORMAT:
-                raise PolicyFileError(f"{path} is not a {FORMAT} file (format {meta.get('format')!r})")
-            if int(meta.get("version", 0)) > VERSION:
-                raise PolicyFileError(f"{path} has version {meta['version']}; this package reads up to {VERSION}")
-            layers = [(data[f"w{k}"], data[f"b{k}"]) for k in range(int(meta["n_layers"]))]
+            _check_meta(meta, path)
+            layers = [(data[f"w{k}"], data[f"b{k}"]) for k in range(meta["n_layers"])]
     except (OSError, KeyError, ValueError, json.JSONDecodeError, zipfile.BadZipFile) as error:
         if isinstance(error, PolicyFileError):
             raise
         raise PolicyFileError(f"{path} is not a readable policy file: {_read_failure(error)}") from None
     return meta, layers
+
+
+def _check_meta(meta: object, path: str | Path) -> None:
+    """Refuse meta that is not what :func:`save_policy_file` writes, so a hand-edited or
+    foreign file fails when it is loaded, naming itself, not with a KeyError or at the first act.
+
+    Raises:
+        PolicyFileError: naming the file and the first thing wrong with its meta.
+    """
+    if not isinstance(meta, dict):
+        kind = type(meta).__name__
+        raise PolicyFileError(f"{path} is not a {FORMAT} file (its meta is a JSON {kind}, not an object)")
+    if meta.get("format") != FORMAT:
+        raise PolicyFileError(f"{path} is not a {FORMAT} file (format {meta.get('format')!r})")
+    version = meta.get("version", 0)
+    if not _is_count(version) or version > VERSION:
+        raise PolicyFileError(f"{path} has version {version!r}; this package reads whole numbers up to {VERSION}")
+    missing = [key for key in META_KEYS if key not in meta]
+    if missing:
+        raise PolicyFileError(f"{path} lacks {missing} in its meta; it was not written by save_policy_file")
+    if not isinstance(meta["rules"], dict):
+        raise PolicyFileError(f"{path} has rules {meta['rules']!r}; they must be a JSON object of Rules fields")
+    if not _is_count(meta["n_layers"]) or meta["n_layers"] < 1:
+        raise PolicyFileError(
+            f"{path} has n_layers {meta['n_layers']!r}; a policy has a whole number of layers, at least 1"
+        )
+
+
+def _is_count(value: object) -> bool:
+    """Whether ``value`` is a whole number as JSON gives one (not a bool, a float or text)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _read_failure(error: Exception) -> str:
@@ -171,16 +235,22 @@ def load_policy_file(path: str | Path, rules: Rules | None = None, seed: int | N
             (players, trump, reveal or collection; match scoring may differ).
     """
     meta, layers = read_policy_file(path)
-    trained = Rules.from_dict(meta["rules"])
+    try:
+        trained = Rules.from_dict(meta["rules"])
+    except (TypeError, ValueError) as error:
+        raise PolicyFileError(f"{path} has rules this package cannot play: {error}") from None
     differences = [] if rules is None else trained.hand_differences(rules)
     if differences:
         raise PolicyFileError(
             f"{path} was trained for hands played otherwise ({'; '.join(differences)}):"
             f" rules {trained.to_dict()}, not {rules.to_dict()}"
         )
-    return MLPPolicyAgent(
-        layers, rules or trained, activation=meta["activation"], seed=seed, name=Path(path).parent.name or "rllib"
-    )
+    try:
+        return MLPPolicyAgent(
+            layers, rules or trained, activation=meta["activation"], seed=seed, name=Path(path).parent.name or "rllib"
+        )
+    except PolicyFileError as error:
+        raise PolicyFileError(f"{path} does not hold a usable policy: {error}") from None
 
 
 def _loader(path: Path, rules: Rules, seed: int | None) -> MLPPolicyAgent:

@@ -67,6 +67,7 @@ def load_checkpoint(path: str | Path, kind: str | None = None) -> dict[str, Any]
         raise CheckpointError(f"{path} lacks {missing}; it was not written by mendikot train")
     if kind is not None and payload["kind"] != kind and not (kind == "agent" and payload["kind"] == "training"):
         raise CheckpointError(f"{path} is a {payload['kind']!r} checkpoint, expected {kind!r}")
+    check_network_payload(payload, path)
     if kind == "training":
         check_training_payload(payload, path)
     return payload
@@ -101,13 +102,35 @@ def verify_archive(path: Path) -> None:
         raise CheckpointError(f"{path} is corrupt: member {bad!r} fails its CRC check (damaged on disk or in transfer)")
 
 
+def check_network_payload(payload: dict[str, Any], path: Path) -> None:
+    """What every loader reads (rules, network spec, weights), so a hand-edited or foreign-tool
+    checkpoint fails here with its name, not with an AttributeError deep in the loader.
+
+    Raises:
+        CheckpointError: naming the file, the malformed entry and what it must be.
+    """
+    for key in ("rules", "network", "model"):
+        if not isinstance(payload[key], dict):
+            raise CheckpointError(
+                f"{path} has a malformed {key!r}: it is of type {type(payload[key]).__name__}, "
+                "where a checkpoint holds a dict"
+            )
+    foreign = next((name for name, value in payload["model"].items() if not isinstance(value, torch.Tensor)), None)
+    if foreign is not None:
+        value = payload["model"][foreign]
+        raise CheckpointError(
+            f"{path} has a malformed 'model': its entry {foreign!r} is of type {type(value).__name__}, "
+            "where a model maps parameter names to tensors"
+        )
+
+
 def check_training_payload(payload: dict[str, Any], path: Path) -> None:
     """What a resume needs beyond an agent's keys, so a damaged or hand-edited training
     checkpoint fails here with its name, not with a KeyError deep in the loop."""
     missing = [key for key in TRAINING_KEYS if key not in payload]
     if missing:
         raise CheckpointError(f"{path} lacks {missing}; it cannot resume a training run")
-    shapes = {"counters": dict, "args": dict, "pool": list, "network": dict, "model": dict}
+    shapes = {"counters": dict, "args": dict, "pool": list}  # network and model: check_network_payload
     wrong = [key for key, kind in shapes.items() if not isinstance(payload[key], kind)]
     if wrong:
         raise CheckpointError(f"{path} has malformed {wrong}; it cannot resume a training run")
