@@ -266,3 +266,19 @@ def test_trained_agents_play_on_the_asked_torch_threads(
     with pytest.raises(SystemExit):  # argparse's own exit for a bad option value
         main(["arena", "--a", "hard", "--b", "random", "--deals", "2", "--threads", "0"])
     assert "argument --threads: must be a positive integer, got 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["arena", "--a", "hard", "--b", "random", "--save", ""], "--save '': give a folder name"),
+        (["league", "--agents", "hard", "random", "--json", " "], "--json ' ': give a file name"),
+        (["train", "--out", ""], "--out (Args.out) must name a run folder, got ''"),
+    ],
+)
+def test_an_empty_output_name_is_refused_not_ignored(
+    argv: list[str], message: str, capsys, tmp_path, monkeypatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # an empty --out would be the working folder
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err and not any(tmp_path.iterdir())

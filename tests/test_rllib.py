@@ -195,6 +195,8 @@ def malformed_policy(tmp_path: Path, how: str) -> Path:
         arrays["b0"] = np.zeros(7)
     elif how == "text weights":
         arrays["w0"] = np.array(["a"])
+    elif how == "an infinite weight":
+        arrays["w1"][3, 4] = np.inf
     elif how == "rules not an object":
         meta["rules"] = "standard"
     elif how == "unknown activation":
@@ -220,6 +222,7 @@ def malformed_policy(tmp_path: Path, how: str) -> Path:
         ),
         ("a bias of the wrong size", r"layer 0 has weight \(864, 8\) and bias \(7,\); it needs .* bias \(8,\)"),
         ("text weights", "layer 0 holds <U1 weights and float64 biases; both must be numbers"),
+        ("an infinite weight", r"layer 1 holds NaN or infinite weights \(a diverged network\); it cannot play"),
         ("rules not an object", "has rules 'standard'; they must be a JSON object of Rules fields"),
         ("unknown activation", r"unknown activation 'gelu'; known: \['tanh', 'relu'\]"),
     ],

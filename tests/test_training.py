@@ -172,6 +172,7 @@ def test_corrupt_or_foreign_checkpoints_fail_clearly(tmp_path: Path, content: ob
         ("network a list", "has a malformed 'network': it is of type list, where a checkpoint holds a dict"),
         ("rules a list", "has a malformed 'rules': it is of type list, where a checkpoint holds a dict"),
         ("a weight a number", "'model': its entry '.*' is of type int, where a model maps parameter names to tensors"),
+        ("a weight NaN", r"holds NaN or infinite weights in '.*' \(a diverged network\); it cannot play or resume"),
     ],
 )
 def test_a_checkpoint_with_malformed_entries_is_refused_naming_them(tmp_path: Path, how: str, message: str) -> None:
@@ -182,6 +183,8 @@ def test_a_checkpoint_with_malformed_entries_is_refused_naming_them(tmp_path: Pa
     payload = load_checkpoint(SHIPPED_AGENTS["standard"], kind="agent")
     if how == "a weight a number":
         payload["model"][next(iter(payload["model"]))] = 3
+    elif how == "a weight NaN":
+        payload["model"][next(iter(payload["model"]))].view(-1)[5] = float("nan")
     else:
         key = how.removesuffix(" a list")
         payload[key] = list(payload[key])

@@ -76,7 +76,11 @@ def torch_threads(threads: int) -> Iterator[None]:
 
 
 def check_output_paths(json_file: str | None = None, save_dir: str | None = None) -> None:
-    """Refuse output paths that cannot be written before any game is played, not after."""
+    """Refuse output paths that cannot be written before any game is played, not after (an
+    empty name too: ``--save ""`` would otherwise save nothing without a word)."""
+    for flag, name in (("--json", json_file), ("--save", save_dir)):
+        if name is not None and not name.strip():
+            raise ValueError(f"{flag} {name!r}: give a {'file' if flag == '--json' else 'folder'} name")
     if json_file is not None and Path(json_file).is_dir():
         raise ValueError(f"--json {json_file}: that is a folder; give a file name")
     if json_file is not None:

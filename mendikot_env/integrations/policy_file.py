@@ -125,6 +125,8 @@ def _checked_layers(
         w, b = np.asarray(weight), np.asarray(bias)
         if not all(np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.integer) for a in (w, b)):
             raise PolicyFileError(f"layer {k} holds {w.dtype} weights and {b.dtype} biases; both must be numbers")
+        if not (np.isfinite(w).all() and np.isfinite(b).all()):
+            raise PolicyFileError(f"layer {k} holds NaN or infinite weights (a diverged network); it cannot play")
         last = k == len(layers) - 1
         out = NUM_ACTIONS if last else (w.shape[1] if w.ndim == 2 else "n")
         if w.shape != (width, out) or b.shape != (out,):

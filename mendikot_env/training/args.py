@@ -120,6 +120,13 @@ def check_types(settings: Any) -> None:
             setattr(settings, f.name, _typed(f.name, getattr(settings, f.name), f.default))
 
 
+def check_out(out: str) -> None:
+    """Refuse an empty run folder name: ``Path("")`` is the working folder, which a run
+    would then fill (and ``--overwrite`` clear) without having been asked to."""
+    if not out.strip():
+        raise ValueError(f"--out (Args.out) must name a run folder, got {out!r}")
+
+
 def _typed(name: str, value: Any, default: Any) -> Any:
     """``value`` as the type of ``default`` (see :func:`check_types`)."""
 
@@ -324,6 +331,7 @@ class Args:
 
     def __post_init__(self) -> None:
         check_types(self)
+        check_out(self.out)
         if not isinstance(self.rule_fields, dict):
             raise ValueError(f"Args.rule_fields must be a dict of Rules fields, got {self.rule_fields!r}")
         # A clear error for an unknown preset or field, before any work; the values as Rules

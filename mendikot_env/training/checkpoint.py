@@ -122,6 +122,13 @@ def check_network_payload(payload: dict[str, Any], path: Path) -> None:
             f"{path} has a malformed 'model': its entry {foreign!r} is of type {type(value).__name__}, "
             "where a model maps parameter names to tensors"
         )
+    # A diverged network plays (its argmax over NaN is the first legal card) and would be
+    # measured as if it were an agent; refused instead. A few milliseconds for a large model.
+    broken = next((name for name, value in payload["model"].items() if not bool(torch.isfinite(value).all())), None)
+    if broken is not None:
+        raise CheckpointError(
+            f"{path} holds NaN or infinite weights in {broken!r} (a diverged network); it cannot play or resume"
+        )
 
 
 def check_training_payload(payload: dict[str, Any], path: Path) -> None:
