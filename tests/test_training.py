@@ -532,6 +532,27 @@ def run_straight_and_resumed(tmp_path: Path, **changes: object) -> tuple[Path, d
     return straight, a
 
 
+def test_a_resume_asking_for_another_advisor_keeps_the_runs_teacher(tmp_path: Path) -> None:
+    """The teacher that is also the advisor plays without a seed; a resume keeps the run's
+    advisor, so its teacher must stay unseeded too, or the warm start would change."""
+    changes = {"advisor": "easy", "teacher": "easy", "imitate_iterations": 3}
+    straight = train(tiny_args(tmp_path / "straight", **changes))
+    train(tiny_args(tmp_path / "resumed", max_iterations=2, **changes))
+    with pytest.warns(UserWarning, match="keeps its network"):
+        resumed = train(tiny_args(tmp_path / "resumed", **{**changes, "advisor": "none"}), resume=True)
+    a, b = load_checkpoint(straight / "checkpoint.pt"), load_checkpoint(resumed / "checkpoint.pt")
+    for name, tensor in a["model"].items():
+        assert torch.equal(tensor, b["model"][name]), f"weights differ after resume: {name}"
+
+
+def test_a_resume_with_other_bots_starts_their_generators_afresh(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    train(tiny_args(run, max_iterations=1))
+    with pytest.warns(UserWarning, match=r"with other bots \(pool_bots \['easy'\] -> \('easy', 'medium'\)\)"):
+        train(tiny_args(run, max_iterations=2, pool_bots=("easy", "medium")), resume=True)
+    assert load_checkpoint(run / "checkpoint.pt")["counters"]["iteration"] == 2
+
+
 def test_centralised_critic_trains_resumes_exactly_and_stays_out_of_the_agent(tmp_path: Path) -> None:
     straight, a = run_straight_and_resumed(tmp_path, rules="band", critic="state")
     assert a["network"]["critic"] == "state" and any(k.startswith("critic.") for k in a["model"])
@@ -966,6 +987,8 @@ def damage(state: dict, how: str) -> None:
         state["network"]["hidden"] = [64]
     elif how == "pool of another network":
         state["pool"] = [{"torso.0.weight": torch.zeros(2, 2)}]
+    elif how == "one bot generator too many":
+        state["agent_rngs"] = [*state["agent_rngs"], state["agent_rngs"][0]]
     else:
         del state[how.removeprefix("no ")]
 
@@ -975,6 +998,7 @@ def damage(state: dict, how: str) -> None:
     [
         ("other network size", "cannot resume this run: Error.s. in loading state_dict .*size mismatch"),
         ("pool of another network", "pool snapshot 0 does not fit the run's network"),
+        ("one bot generator too many", "agent_rngs holds 3 generators for 2 bots"),
         ("no args", r"lacks \['args'\]"),
         ("no optimizer", r"lacks \['optimizer'\]"),
         ("no counters", r"lacks \['counters'\]"),

@@ -306,6 +306,7 @@ def train(args: Args, resume: bool = False, overwrite: bool = False) -> Path:
     encoder = ObservationEncoder(rules)
     if resume:
         state, args = resume_state(out / "checkpoint.pt", rules, args)
+        bots, teacher = make_pool_bots_and_teacher(args, rules)  # seeded as the run's own settings say
     torch.manual_seed(args.seed)  # the network's initial weights
     saved_level = state["network"].get("advisor_level") if resume else None  # the run keeps its advisor
     network = build_network(rules, network_spec(rules, args, saved_level)).to(device)
@@ -322,7 +323,7 @@ def train(args: Args, resume: bool = False, overwrite: bool = False) -> Path:
 
     seeded_agents = [agent for agent in (*bots, teacher) if getattr(agent, "rng", None) is not None]
     if resume:
-        restore_agent_rngs(seeded_agents, state.get("agent_rngs", []), out / "checkpoint.pt")
+        restore_agent_rngs(seeded_agents, state, args, out / "checkpoint.pt")
     log = MetricsLog(out, resume=resume, counters=counters)
     policy = make_policy(network, device, generator, args)
     advisor = make_advisor(network.advisor, rules, network.advisor_level)
@@ -596,13 +597,41 @@ def network_shape(network: Network) -> str:
     return str([layer.out_features for layer in network.torso if isinstance(layer, nn.Linear)])
 
 
-def restore_agent_rngs(seeded_agents: list[Any], states: list[Any], path: Path) -> None:
-    """The generators of the pool's and the teacher's bots, as the checkpoint left them."""
+def restore_agent_rngs(seeded_agents: list[Any], state: dict[str, Any], args: Args, path: Path) -> None:
+    """The generators of the pool's and the teacher's bots, as the checkpoint left them.
+
+    Runs saved before they were kept have none; a resume that changes the bots (another
+    --pool-bots, --teacher or --seed) starts them afresh, with a warning; otherwise the
+    checkpoint must hold one generator per bot (a CheckpointError names the file if not).
+    """
+    states = state.get("agent_rngs")
+    if states is None:
+        return
+    saved = state.get("args", {})
+    changed = {
+        name: (saved.get(name), getattr(args, name))
+        for name in ("pool_bots", "teacher", "imitate_iterations", "seed")
+        if _as_list(saved.get(name)) != _as_list(getattr(args, name))
+    }
+    if changed:
+        asked = ", ".join(f"{name} {old!r} -> {new!r}" for name, (old, new) in changed.items())
+        warnings.warn(f"resuming {path.parent} with other bots ({asked}): they start afresh", stacklevel=3)
+        return
+    if not isinstance(states, list) or len(states) != len(seeded_agents):
+        count = len(states) if isinstance(states, list) else type(states).__name__
+        raise CheckpointError(
+            f"{path} cannot resume this run: agent_rngs holds {count} generators for {len(seeded_agents)} bots"
+        )
     try:
-        for agent, bit_state in zip(seeded_agents, states, strict=False):
+        for agent, bit_state in zip(seeded_agents, states, strict=True):
             agent.rng.bit_generator.state = bit_state
     except (KeyError, TypeError, ValueError) as error:
         raise CheckpointError(f"{path} cannot resume this run: bad agent_rngs ({one_line(error)})") from None
+
+
+def _as_list(value: Any) -> Any:
+    """A saved tuple comes back from the checkpoint as a list; compare them as equals."""
+    return list(value) if isinstance(value, (list, tuple)) else value
 
 
 def one_line(error: BaseException, limit: int = 400) -> str:
