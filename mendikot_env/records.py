@@ -150,9 +150,18 @@ def _is_int(value: Any) -> bool:
 
 
 def _json_equal(value: Any, expected: Any) -> bool:
-    """Equality as the schema's ``const`` and ``enum`` mean it: ``true`` is not ``1`` and
-    ``false`` is not ``0``, though Python's ``==`` says they are."""
-    return isinstance(value, bool) == isinstance(expected, bool) and value == expected
+    """Equality as the schema's ``const`` and ``enum`` mean it, and one step stricter:
+    ``true`` is not ``1`` and ``false`` is not ``0``, though Python's ``==`` says they are;
+    and ``1.0`` is not ``1`` (a record's numbers are integers, written without a point)."""
+    return type(value) is type(expected) and value == expected
+
+
+def _got(value: Any) -> str:
+    """A bad value for a message, with a hint when a number was written as 3.0 (JSON
+    Schema validators take 3.0 for an integer; this reader, like ``json.dumps``, does not)."""
+    floats = value if isinstance(value, list) else [value]
+    hint = " (write integers without a decimal point: 3, not 3.0)" if any(type(v) is float for v in floats) else ""
+    return f"{value!r:.80}{hint}"
 
 
 def _check_result(result: dict[str, Any], n: int) -> None:
@@ -166,20 +175,20 @@ def _check_result(result: dict[str, Any], n: int) -> None:
         value = result[key]
         if not isinstance(value, list) or len(value) != 2 or not all(_is_int(v) and v >= 0 for v in value):
             raise _fail(
-                f"result.{key}", f"expected two counts [team 0, team 1] (integers 0 or more), got {value!r:.80}"
+                f"result.{key}", f"expected two counts [team 0, team 1] (integers 0 or more), got {_got(value)}"
             )
     if not any(_json_equal(result["winner"], team) for team in (0, 1, None)):
-        raise _fail("result.winner", f"expected a team 0 or 1, or null for a drawn hand, got {result['winner']!r:.80}")
+        raise _fail("result.winner", f"expected a team 0 or 1, or null for a drawn hand, got {_got(result['winner'])}")
     for key in ("mendikot", "whitewash"):
         if not isinstance(result[key], bool):
-            raise _fail(f"result.{key}", f"expected true or false, got {result[key]!r:.80}")
+            raise _fail(f"result.{key}", f"expected true or false, got {_got(result[key])}")
     if not seat(result["next_dealer"]):
-        raise _fail("result.next_dealer", f"expected a seat 0..{n - 1}, got {result['next_dealer']!r:.80}")
+        raise _fail("result.next_dealer", f"expected a seat 0..{n - 1}, got {_got(result['next_dealer'])}")
     if not any(_json_equal(result["trump"], suit) for suit in (0, 1, 2, 3, None)):
-        raise _fail("result.trump", f"expected a suit 0..3 (clubs .. spades) or null, got {result['trump']!r:.80}")
+        raise _fail("result.trump", f"expected a suit 0..3 (clubs .. spades) or null, got {_got(result['trump'])}")
     winners = result["trick_winners"]
     if not isinstance(winners, list) or not all(seat(s) for s in winners):
-        raise _fail("result.trick_winners", f"expected a list of seats 0..{n - 1}, got {winners!r:.80}")
+        raise _fail("result.trick_winners", f"expected a list of seats 0..{n - 1}, got {_got(winners)}")
 
 
 def check_structure(data: Any) -> Rules:
@@ -201,7 +210,7 @@ def check_structure(data: Any) -> Rules:
     if data["format"] != FORMAT:
         raise _fail("format", f"expected {FORMAT!r}, got {data['format']!r}")
     if not _json_equal(data["version"], VERSION):
-        raise _fail("version", f"this reader knows version {VERSION} (a number), got {data['version']!r:.80}")
+        raise _fail("version", f"this reader knows version {VERSION} (an integer), got {_got(data['version'])}")
     if not isinstance(data["rules"], dict):
         raise _fail("rules", f"expected an object of rule fields, got {data['rules']!r}")
     missing_rules = [f for f in Rules().to_dict() if f not in data["rules"]]
@@ -213,7 +222,7 @@ def check_structure(data: Any) -> Rules:
         raise _fail("rules", str(error)) from None
     n = rules.n_players
     if not _is_int(data["dealer"]) or not 0 <= data["dealer"] < n:
-        raise _fail("dealer", f"expected a seat 0..{n - 1}, got {data['dealer']!r}")
+        raise _fail("dealer", f"expected a seat 0..{n - 1}, got {_got(data['dealer'])}")
     deal = data["deal"]
     if not isinstance(deal, list) or len(deal) != n:
         got = f"{len(deal)} hands" if isinstance(deal, list) else f"{deal!r:.80}"
@@ -242,7 +251,7 @@ def check_structure(data: Any) -> Rules:
         ):
             raise _fail(where, f"expected {{'seat': int, 'action': 'TS' or 'ASK', 'kind': ...}}, got {entry!r}")
         if not _is_int(entry["seat"]) or not 0 <= entry["seat"] < n:
-            raise _fail(where, f"seat must be 0..{n - 1}, got {entry['seat']!r}")
+            raise _fail(where, f"seat must be 0..{n - 1}, got {_got(entry['seat'])}")
         if entry["action"] != "ASK":
             _card(entry["action"], where)
         if "kind" in entry and entry["kind"] not in ACTION_KINDS:

@@ -228,6 +228,34 @@ def test_the_reader_tells_bools_from_integers_like_the_schema() -> None:
     assert {"version", "mendikot", "whitewash", "seat", "dealer"} | result_ints <= equal_swaps
 
 
+def test_the_reader_refuses_integers_written_with_a_decimal_point() -> None:
+    """JSON Schema takes 3.0 for an integer; the reader does not, in any integer field, and
+    says how to write it, so a record is either read exactly as written or refused."""
+    records = played_records(Rules.preset("band"), 4, seed=5)
+    unclear, passed, fields = [], [], set()
+    for record in records:
+        for path, _ in int_bool_swaps(record):
+            bad = copy.deepcopy(record)
+            target = bad
+            for key in path[:-1]:
+                target = target[key]
+            if isinstance(target[path[-1]], bool):
+                continue
+            target[path[-1]] = float(target[path[-1]])
+            field = next(str(k) for k in reversed(path) if isinstance(k, str))
+            fields.add(field)
+            try:
+                replay_record(bad)
+            except RecordError as error:
+                hinted = "without a decimal point" in str(error) or path[0] == "rules"  # Rules lists its values
+                if field not in str(error) or not hinted:
+                    unclear.append((path, str(error)))
+            else:
+                passed.append(path)
+    assert passed == [] and unclear == []
+    assert {"version", "dealer", "seat", "tens", "tricks", "winner", "next_dealer", "trump", "target"} <= fields
+
+
 def test_unreadable_json_is_a_bad_record_and_the_check_goes_on(
     tmp_path: Path, band_record: dict, capsys: pytest.CaptureFixture[str]
 ) -> None:
