@@ -206,6 +206,9 @@ def test_league_command(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> N
         (["bench", "--batch-sizes", "-5"], "--batch-sizes: must be a positive integer, got -5"),
         (["bench", "--seconds", "-1"], "--seconds: must be a positive finite number, got -1"),
         (["bench", "--seconds", "inf"], "--seconds: must be a positive finite number, got inf"),
+        (["league", "--agents", "random", "easy", "--deals", "9" * 400], "--deals: must be a positive integer up to"),
+        (["bench", "--batch-sizes", str(2**63)], f"up to {2**63 - 1} (2**63 - 1), got {2**63}"),
+        (["arena", "--a", "random", "--b", "random", "--deals", "9" * 5000], "--deals: must be a positive integer up"),
         (["demo", "--seed", "x"], "--seed: must be a seed: an integer 0 to 9223372036854775807 (2**63 - 1), got 'x'"),
     ],
 )

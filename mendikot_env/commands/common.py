@@ -20,15 +20,20 @@ from ..seeding import SEED_MAX, SEED_RULE
 def _bounded(kind: type, low: float, what: str, high: float = math.inf) -> Callable[[str], Any]:
     """An argparse ``type`` that parses ``kind`` and refuses values outside [``low``,
     ``high``] and infinities, so a bad count, seed or time is a one-line usage error, not a
-    numpy traceback, an empty loop or one that never ends."""
+    numpy traceback, an empty loop or one that never ends. Integers stop at 2**63 - 1, the
+    most an int64 array (a count of deals, a batch size) holds."""
+    if kind is int:
+        high = min(high, SEED_MAX)
+    limit = "" if kind is not int or str(SEED_MAX) in what else f" up to {SEED_MAX} (2**63 - 1)"
 
     def parse(text: str) -> Any:
         try:
             value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
-        if not low <= value <= high or not math.isfinite(value):  # NaN fails the first test
-            raise argparse.ArgumentTypeError(f"must be {what}, got {text}")
+        except ValueError:  # also an integer of over 4300 digits
+            raise argparse.ArgumentTypeError(f"must be {what}{limit}, got {text!r:.60}") from None
+        if not low <= value <= high or (kind is float and not math.isfinite(value)):  # NaN fails the first
+            over = limit if kind is int and value > high else ""
+            raise argparse.ArgumentTypeError(f"must be {what}{over}, got {text:.60}")
         return value
 
     parse.__name__ = what
