@@ -1078,6 +1078,17 @@ def test_training_options_are_normalised_to_their_types() -> None:
     assert type(args.games) is int and type(args.learning_rate) is float and type(args.hidden[0]) is int
 
 
+def test_rules_may_be_given_as_a_rules_or_a_dict_and_the_run_resumes(tmp_path: Path) -> None:
+    band = Rules.preset("band", n_players=6)
+    assert Args(rules=band).rules == band.to_dict() and Args(rules=band.to_dict()).resolved_rules() == band
+    with pytest.raises(ValueError, match=r"--rules \(Args.rules\) must be a preset name, a Rules or a dict .* got 5"):
+        Args(rules=5)  # type: ignore[arg-type]
+    run = train(tiny_args(tmp_path / "run", rules=band, max_iterations=1))
+    resumed = train(tiny_args(tmp_path / "run", rules=band, max_iterations=2), resume=True)
+    assert load_checkpoint(resumed / "checkpoint.pt")["rules"] == band.to_dict()
+    assert agents.load(run).rules == band
+
+
 def test_a_diverged_update_stops_the_run_before_a_checkpoint_keeps_it(tmp_path: Path) -> None:
     out = tmp_path / "run"
     train(tiny_args(out, max_iterations=1, checkpoint_every_minutes=0.0))

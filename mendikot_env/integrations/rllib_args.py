@@ -37,8 +37,8 @@ RANGES: dict[str, tuple[float, float, bool]] = {
 class Args:
     """Everything an RLlib run depends on (``mendikot train-rllib`` has one option per field)."""
 
-    rules: str = "standard"
-    """rules preset name"""
+    rules: str | dict[str, Any] = "standard"
+    """rules preset name; in Python also a Rules or a dict of its fields"""
     rule_fields: dict[str, Any] = field(default_factory=dict)
     """rules fields that override the preset (e.g. {"n_players": 6})"""
     out: str = "runs/rllib"

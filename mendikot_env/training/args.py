@@ -114,10 +114,23 @@ def check_types(settings: Any) -> None:
     string, a list as a tuple, one name alone as a one-name tuple), or a ValueError naming
     the option. Unchecked, ``hidden="16"`` would train layers of 1 and 6, and 2.5 epochs
     would fail mid-run. Fields without a plain default (``rule_fields``) are left to their
-    own checks. Shared by the trainer's and the RLlib settings."""
+    own checks, and ``rules`` is a preset name, a ``Rules`` or a dict of its fields (kept
+    as that dict, so that a checkpoint holds plain data). Shared by the trainer's and the
+    RLlib settings."""
     for f in fields(settings):
-        if f.default is not MISSING:
+        if f.name == "rules":
+            settings.rules = _rules_option(settings.rules)
+        elif f.default is not MISSING:
             setattr(settings, f.name, _typed(f.name, getattr(settings, f.name), f.default))
+
+
+def _rules_option(value: Any) -> str | dict[str, Any]:
+    """``rules`` as a preset name or a dict of Rules fields (see :func:`check_types`)."""
+    if isinstance(value, Rules):
+        return value.to_dict()
+    if isinstance(value, str | dict):
+        return value
+    raise ValueError(f"--rules (Args.rules) must be a preset name, a Rules or a dict of its fields, got {value!r}")
 
 
 def check_out(out: str) -> None:
@@ -223,8 +236,9 @@ def _first_line(error: BaseException) -> str:
 class Args:
     """Everything a run depends on; saved in its checkpoints."""
 
-    rules: str = "standard"
-    """rules preset name (the agent learns this variant)"""
+    rules: str | dict[str, Any] = "standard"
+    """rules preset name (the agent learns this variant); in Python also a Rules or a dict
+    of its fields"""
     rule_fields: dict[str, Any] = field(default_factory=dict)
     """rules fields that change the preset, e.g. {"n_players": 6} (the command line's --n-players 6)"""
     algorithm: str = "ppo"
