@@ -981,6 +981,36 @@ def one_iteration_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return train(tiny_args(tmp_path_factory.mktemp("run") / "run", max_iterations=1))
 
 
+@pytest.mark.parametrize(
+    ("saved", "given", "outcome"),
+    [
+        ({"snapshot_every": 2.0}, {}, {"snapshot_every": 2}),  # a whole float from an older run
+        ({"epochs": 2.5}, {}, r"checkpoint.pt holds settings this package cannot use: --epochs .* got 2.5"),
+        ({"snapshot_every": 0}, {}, r"checkpoint.pt holds settings .* --snapshot-every .* got 0"),
+        ({"snapshot_every": 0}, {"snapshot_every": 3}, {"snapshot_every": 3}),  # the command line mends it
+        ({}, {"minutes": -1.0}, r"^--minutes \(Args.minutes\) must be a finite number above 0, got -1.0$"),
+        ("not a dict", {}, r"checkpoint.pt has malformed \['args'\]"),
+    ],
+)
+def test_a_resume_reads_the_runs_settings_and_blames_the_checkpoint_or_the_option(
+    one_iteration_run: Path, tmp_path: Path, saved: dict | str, given: dict, outcome: dict | str
+) -> None:
+    from mendikot_env.commands.train import _resumed_options
+
+    run = tmp_path / "run"
+    state = load_checkpoint(one_iteration_run / "checkpoint.pt", kind="training")
+    state["args"] = {**state["args"], **saved} if isinstance(saved, dict) else saved
+    save_atomic(state, run / "checkpoint.pt")
+    if isinstance(outcome, dict):
+        options = _resumed_options(run, given)
+        assert {k: getattr(options, k) for k in outcome} == outcome and type(options.snapshot_every) is int
+    else:
+        kind = ValueError if "checkpoint.pt" not in outcome else CheckpointError
+        with pytest.raises(kind, match=outcome) as error:
+            _resumed_options(run, given)
+        assert ("checkpoint.pt" in str(error.value)) == (kind is CheckpointError)
+
+
 def damage(state: dict, how: str) -> None:
     """Change a training checkpoint's payload as a bad copy or an old tool might."""
     if how == "other network size":

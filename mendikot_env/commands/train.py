@@ -73,17 +73,34 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _resumed_options(run: Path, given: dict[str, Any]) -> Args:
-    """The run's own settings, except what the command line changes (e.g. more --minutes);
-    settings a damaged checkpoint holds are a CheckpointError (a ValueError: one line)."""
+    """The run's own settings, except what the command line changes (e.g. more --minutes).
+
+    Settings the checkpoint holds that this package cannot use are a CheckpointError (a
+    ValueError: one line) naming the file; a bad value on the command line stays the
+    user's error, naming its option. Whole numbers saved as floats (``25.0``, by a run
+    started before the settings were type-checked) are read as the integers they are.
+    """
     from ..training.args import Args
     from ..training.checkpoint import CheckpointError, load_checkpoint
 
     path = run / "checkpoint.pt"
-    saved = dict(load_checkpoint(path, kind="training")["args"])
+    stored = load_checkpoint(path, kind="training")["args"]  # a dict: load_checkpoint checks
+    saved = {key: _whole_number(Args, key, value) for key, value in stored.items()}
     saved.setdefault("hidden_trump_feature", False)  # runs saved before the feature existed
     if "rule_fields" in given:  # a changed field is checked against the run's own rules
         given = {**given, "rule_fields": {**saved.get("rule_fields", {}), **given["rule_fields"]}}
     try:
         return Args.from_dict({**saved, **given, "out": str(run)})
-    except TypeError as error:
-        raise CheckpointError(f"{path} holds settings this package cannot use: {error}") from None
+    except (TypeError, ValueError) as error:
+        try:
+            Args.from_dict({**saved, "out": str(run)})
+        except (TypeError, ValueError) as saved_error:
+            raise CheckpointError(f"{path} holds settings this package cannot use: {saved_error}") from None
+        raise error from None  # the command line's value, named by its option
+
+
+def _whole_number(settings: type, key: str, value: Any) -> Any:
+    """``value`` as an int where the field ``key`` is an int and the value a whole float."""
+    default = next((f.default for f in fields(settings) if f.name == key), None)
+    whole = isinstance(value, float) and value.is_integer()
+    return int(value) if whole and isinstance(default, int) and not isinstance(default, bool) else value
