@@ -36,6 +36,7 @@ from .cards import NUM_ACTIONS, set_to_cards, unpack_sets
 from .match import MatchState
 from .observation import ObservationEncoder
 from .rules import Rules
+from .seeding import check_seed
 
 # Normal quantile of a two-sided 95% interval.
 Z95 = 1.959963984540054
@@ -299,6 +300,7 @@ def duplicate_arena(
         raise ValueError(f"chunk (deal pairs per batch) must be at least 1, got {chunk}")
     if matches < 0:
         raise ValueError(f"matches must be 0 or more, got {matches}")
+    seed = check_seed(seed, optional=False)  # the deals must replay
     check_plays(agent_a, rules, "agent A")
     check_plays(agent_b, rules, "agent B")
     encoder = ObservationEncoder(rules)
@@ -402,6 +404,7 @@ def duplicate_matches(
     """
     if pairs < 1:
         raise ValueError(f"match pairs must be at least 1, got {pairs}")
+    seed = check_seed(seed, optional=False)  # the deals must replay
     check_plays(agent_a, rules, "agent A")
     check_plays(agent_b, rules, "agent B")
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 1 << 20]))
@@ -543,6 +546,7 @@ def league(
     k = len(agents)
     if k < 2:
         raise ValueError("a league needs at least two agents")
+    seed = check_seed(seed, optional=False)  # the deals must replay
     names = list(names) if names is not None else [_name(a) for a in agents]
     if len(set(names)) != k:
         names = [f"{n}#{i}" for i, n in enumerate(names)]

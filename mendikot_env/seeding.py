@@ -16,13 +16,13 @@ SEED_MAX = 2**63 - 1  # the largest seed every consumer (numpy, torch, int64 arr
 SEED_RULE = f"an integer 0 to {SEED_MAX} (2**63 - 1)"
 
 
-def check_seed(seed: Any, name: str = "seed") -> int | None:
-    """``seed`` as a Python int (None stays None), or a ValueError naming ``name``, the value
-    and the allowed range. Numpy integers pass; bools and floats do not."""
-    if seed is None:
+def check_seed(seed: Any, name: str = "seed", optional: bool = True) -> int | None:
+    """``seed`` as a Python int (None stays None where ``optional``), or a ValueError naming
+    ``name``, the value and the allowed range. Numpy integers pass; bools and floats do not."""
+    if seed is None and optional:
         return None
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed <= SEED_MAX:
-        raise ValueError(f"{name} must be {SEED_RULE} (or None), got {seed!r}")
+        raise ValueError(f"{name} must be {SEED_RULE}{' (or None)' if optional else ''}, got {seed!r}")
     return int(seed)
 
 

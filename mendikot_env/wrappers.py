@@ -31,7 +31,7 @@ from .observation import ObservationEncoder
 from .render import render_text
 from .reset_options import deal_for_reset
 from .rules import Rules, resolve_rules
-from .seeding import derived_seed, make_rng
+from .seeding import check_seed, derived_seed, make_rng
 
 ILLEGAL_REWARD = -1.0
 
@@ -159,6 +159,7 @@ class MendikotGymEnv(gymnasium.Env):
         self.game: core.State | None = None
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        seed = check_seed(seed)  # a Python int: gymnasium refuses numpy's, and seed + 1 must not wrap
         rng = self._rng if seed is None else make_rng(seed)
         game = deal_for_reset(self.rules, rng, options)  # first: a bad option leaves the env as it was
         super().reset(seed=seed)
@@ -260,6 +261,7 @@ class MendikotVectorEnv(gymnasium.vector.VectorEnv):
         self.games: core.State | None = None
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        seed = check_seed(seed)  # a Python int: gymnasium refuses numpy's, and seed + 1 must not wrap
         rng = self._rng if seed is None else make_rng(seed)
         games = deal_for_reset(self.rules, rng, options, self.num_envs)  # first, as MendikotGymEnv
         self._rng, self.games = rng, games

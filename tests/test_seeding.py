@@ -14,6 +14,7 @@ import agents
 import mendikot_env
 from mendikot_env import core
 from mendikot_env.analysis import deal_cards
+from mendikot_env.arena import duplicate_arena, duplicate_matches, league
 from mendikot_env.cli import main
 from mendikot_env.observation import ObservationEncoder, encode_state
 from mendikot_env.rules import Rules
@@ -225,6 +226,14 @@ def test_every_entry_point_refuses_a_bad_seed_naming_it(seed: object) -> None:
     for name, call in calls.items():
         with pytest.raises(ValueError, match=rf"^{name.strip()} {message}"):
             call()
+    random = agents.make("random", Rules())
+    for call in (
+        lambda: duplicate_arena(Rules(), random, random, 2, seed=seed),
+        lambda: duplicate_matches(Rules(), random, random, 1, seed=seed),
+        lambda: league(Rules(), [random, agents.make("easy", Rules())], 2, seed=seed),
+    ):  # the deals must replay: no None either
+        with pytest.raises(ValueError, match=rf"^seed must be an integer 0 to {SEED_MAX} \(2\*\*63 - 1\), got"):
+            call()
 
 
 def test_seeds_in_range_pass_and_derived_seeds_stay_in_range() -> None:
@@ -236,6 +245,11 @@ def test_seeds_in_range_pass_and_derived_seeds_stay_in_range() -> None:
     env = MendikotGymEnv(others=agents.make("hard", Rules()))
     env.reset(seed=SEED_MAX)  # seeds its agents with SEED_MAX + 1, folded into range
     assert env.agents[1].rng is not None
+    for wrapper in (MendikotGymEnv(others=agents.make("hard", Rules())), MendikotVectorEnv(2, others="hard")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # numpy warns when np.int64(SEED_MAX) + 1 wraps round
+            first = wrapper.reset(seed=np.int64(SEED_MAX))[0]  # numpy seeds, as a seed list gives them
+        assert np.array_equal(first, wrapper.reset(seed=SEED_MAX)[0])
 
 
 def test_the_largest_seed_plays_an_arena_with_a_trained_agent(capsys: pytest.CaptureFixture[str]) -> None:
