@@ -144,7 +144,7 @@ def _card(value: Any, where: str) -> int:
     return card
 
 
-def _is_int(value: Any) -> bool:
+def is_json_integer(value: Any) -> bool:
     """An integer, and not a bool: Python's ``True`` is an ``int``, JSON's ``true`` is not."""
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -169,11 +169,11 @@ def _check_result(result: dict[str, Any], n: int) -> None:
     with ``==`` afterwards, which would take ``0`` for ``false`` and ``true`` for ``1``."""
 
     def seat(value: Any) -> bool:
-        return _is_int(value) and 0 <= value < n
+        return is_json_integer(value) and 0 <= value < n
 
     for key in ("tens", "tricks"):
         value = result[key]
-        if not isinstance(value, list) or len(value) != 2 or not all(_is_int(v) and v >= 0 for v in value):
+        if not isinstance(value, list) or len(value) != 2 or not all(is_json_integer(v) and v >= 0 for v in value):
             raise _fail(
                 f"result.{key}", f"expected two counts [team 0, team 1] (integers 0 or more), got {_got(value)}"
             )
@@ -221,7 +221,7 @@ def check_structure(data: Any) -> Rules:
     except (TypeError, ValueError) as error:
         raise _fail("rules", str(error)) from None
     n = rules.n_players
-    if not _is_int(data["dealer"]) or not 0 <= data["dealer"] < n:
+    if not is_json_integer(data["dealer"]) or not 0 <= data["dealer"] < n:
         raise _fail("dealer", f"expected a seat 0..{n - 1}, got {_got(data['dealer'])}")
     deal = data["deal"]
     if not isinstance(deal, list) or len(deal) != n:
@@ -250,7 +250,7 @@ def check_structure(data: Any) -> Rules:
             or not {"seat", "action"} <= set(entry)
         ):
             raise _fail(where, f"expected {{'seat': int, 'action': 'TS' or 'ASK', 'kind': ...}}, got {entry!r}")
-        if not _is_int(entry["seat"]) or not 0 <= entry["seat"] < n:
+        if not is_json_integer(entry["seat"]) or not 0 <= entry["seat"] < n:
             raise _fail(where, f"seat must be 0..{n - 1}, got {_got(entry['seat'])}")
         if entry["action"] != "ASK":
             _card(entry["action"], where)

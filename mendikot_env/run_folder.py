@@ -22,6 +22,14 @@ class RunFolderInUseError(ValueError):
     """The folder already holds a run and the caller did not ask to overwrite it."""
 
 
+def check_output_name(option: str, name: str, what: str) -> None:
+    """Refuse an empty name (or one of spaces) for an output: as a path it is the working
+    folder, which a run would then fill (and ``--overwrite`` clear), or where ``--save ""``
+    would save nothing, without having been asked to."""
+    if not name.strip():
+        raise ValueError(f"{option} must name a {what}, got {name!r}")
+
+
 def prepare_run_folder(out: Path, run_files: Sequence[str], overwrite: bool, resume_hint: str | None = None) -> None:
     """Make ``out`` ready for a new run: create it, or, when it holds a run's files, refuse
     (``overwrite`` False) or delete those files (``overwrite`` True; nothing else in it).

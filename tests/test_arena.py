@@ -274,8 +274,8 @@ def test_trained_agents_play_on_the_asked_torch_threads(
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["arena", "--a", "hard", "--b", "random", "--save", ""], "--save '': give a folder name"),
-        (["league", "--agents", "hard", "random", "--json", " "], "--json ' ': give a file name"),
+        (["arena", "--a", "hard", "--b", "random", "--save", ""], "--save must name a folder, got ''"),
+        (["league", "--agents", "hard", "random", "--json", " "], "--json must name a file, got ' '"),
         (["train", "--out", ""], "--out (Args.out) must name a run folder, got ''"),
     ],
 )

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..rules import PRESETS, RULE_CHOICES, Rules
+from ..run_folder import check_output_name
 from ..seeding import SEED_MAX, SEED_RULE
 
 
@@ -83,9 +84,9 @@ def torch_threads(threads: int) -> Iterator[None]:
 def check_output_paths(json_file: str | None = None, save_dir: str | None = None) -> None:
     """Refuse output paths that cannot be written before any game is played, not after (an
     empty name too: ``--save ""`` would otherwise save nothing without a word)."""
-    for flag, name in (("--json", json_file), ("--save", save_dir)):
-        if name is not None and not name.strip():
-            raise ValueError(f"{flag} {name!r}: give a {'file' if flag == '--json' else 'folder'} name")
+    for flag, name, what in (("--json", json_file, "file"), ("--save", save_dir, "folder")):
+        if name is not None:
+            check_output_name(flag, name, what)
     if json_file is not None and Path(json_file).is_dir():
         raise ValueError(f"--json {json_file}: that is a folder; give a file name")
     if json_file is not None:

@@ -27,6 +27,7 @@ from agents.base import check_batch
 from agents.registry import register_checkpoint_loader
 from mendikot_env.cards import NUM_ACTIONS
 from mendikot_env.observation import observation_layout
+from mendikot_env.records import is_json_integer
 from mendikot_env.rules import Rules
 from mendikot_env.seeding import make_rng
 
@@ -201,22 +202,17 @@ def _check_meta(meta: object, path: str | Path) -> None:
     if meta.get("format") != FORMAT:
         raise PolicyFileError(f"{path} is not a {FORMAT} file (format {meta.get('format')!r})")
     version = meta.get("version", 0)
-    if not _is_count(version) or version > VERSION:
+    if not is_json_integer(version) or version > VERSION:
         raise PolicyFileError(f"{path} has version {version!r}; this package reads whole numbers up to {VERSION}")
     missing = [key for key in META_KEYS if key not in meta]
     if missing:
         raise PolicyFileError(f"{path} lacks {missing} in its meta; it was not written by save_policy_file")
     if not isinstance(meta["rules"], dict):
         raise PolicyFileError(f"{path} has rules {meta['rules']!r}; they must be a JSON object of Rules fields")
-    if not _is_count(meta["n_layers"]) or meta["n_layers"] < 1:
+    if not is_json_integer(meta["n_layers"]) or meta["n_layers"] < 1:
         raise PolicyFileError(
             f"{path} has n_layers {meta['n_layers']!r}; a policy has a whole number of layers, at least 1"
         )
-
-
-def _is_count(value: object) -> bool:
-    """Whether ``value`` is a whole number as JSON gives one (not a bool, a float or text)."""
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _read_failure(error: Exception) -> str:

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mendikot_env.rules import Rules, resolve_rules
-from mendikot_env.training.args import INF, check_out, check_ranges, check_types  # no torch import
+from mendikot_env.run_folder import check_output_name
+from mendikot_env.training.args import INF, check_ranges, check_types  # no torch import
 from mendikot_env.training.args import RANGES as TRAINER_RANGES
 
 # Ranges of the numeric options, as (low, high, low_included): RLlib itself fails late (after
@@ -88,7 +89,7 @@ class Args:
 
     def __post_init__(self) -> None:
         check_types(self)
-        check_out(self.out)
+        check_output_name("--out (Args.out)", self.out, "run folder")
         if self.activation not in ("tanh", "relu"):
             raise ValueError(f"activation {self.activation!r} is not allowed; choose 'tanh' or 'relu'")
         check_ranges(self, RANGES)

@@ -11,7 +11,8 @@ from typing import Any
 import numpy as np
 
 from ..rules import Rules, resolve_rules
-from ..seeding import SEED_MAX
+from ..run_folder import check_output_name
+from ..seeding import SEED_MAX, SEED_RULE
 
 PRECISIONS = ("float32", "bfloat16")  # the network's arithmetic while training (see Args.precision)
 CRITICS = ("observation", "state")  # what the value may see (see Args.critic)
@@ -87,7 +88,9 @@ def check_range(field: str, value: Any, shown: str | None = None, ranges: dict |
     above_low = value >= low if low_included else value > low
     if above_low and (value < high if high == INF else value <= high):  # False for NaN too
         return
-    if high != INF:
+    if (low, high) == (0, SEED_MAX):
+        allowed = SEED_RULE
+    elif high != INF:
         allowed = f"an integer {low} to {high}" if isinstance(high, int) else f"in [{low:g}, {high:g}]"
     elif isinstance(low, int):
         allowed = f"an integer {low} or more"
@@ -133,13 +136,6 @@ def _rules_option(value: Any) -> str | dict[str, Any]:
     raise ValueError(f"--rules (Args.rules) must be a preset name, a Rules or a dict of its fields, got {value!r}")
 
 
-def check_out(out: str) -> None:
-    """Refuse an empty run folder name: ``Path("")`` is the working folder, which a run
-    would then fill (and ``--overwrite`` clear) without having been asked to."""
-    if not out.strip():
-        raise ValueError(f"--out (Args.out) must name a run folder, got {out!r}")
-
-
 def _typed(name: str, value: Any, default: Any) -> Any:
     """``value`` as the type of ``default`` (see :func:`check_types`)."""
 
@@ -167,6 +163,8 @@ def _typed(name: str, value: Any, default: Any) -> Any:
         names = isinstance(default[0], str)
         if names and isinstance(value, str):
             value = (value,)
+        elif isinstance(value, np.ndarray) and value.ndim == 1:  # np.array([64, 64]) as sizes
+            value = list(value)
         items_ok = isinstance(value, list | tuple) and all(
             isinstance(item, str) if names else isinstance(item, int | np.integer) and not isinstance(item, bool)
             for item in value
@@ -345,7 +343,7 @@ class Args:
 
     def __post_init__(self) -> None:
         check_types(self)
-        check_out(self.out)
+        check_output_name("--out (Args.out)", self.out, "run folder")
         if not isinstance(self.rule_fields, dict):
             raise ValueError(f"Args.rule_fields must be a dict of Rules fields, got {self.rule_fields!r}")
         # A clear error for an unknown preset or field, before any work; the values as Rules
@@ -375,5 +373,4 @@ class Args:
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> Args:
         known = {f.name for f in fields(cls)}
-        clean = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items() if k in known}
-        return cls(**clean)
+        return cls(**{k: v for k, v in values.items() if k in known})  # lists become tuples in checking
