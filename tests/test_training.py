@@ -548,9 +548,23 @@ def test_a_resume_asking_for_another_advisor_keeps_the_runs_teacher(tmp_path: Pa
 def test_a_resume_with_other_bots_starts_their_generators_afresh(tmp_path: Path) -> None:
     run = tmp_path / "run"
     train(tiny_args(run, max_iterations=1))
-    with pytest.warns(UserWarning, match=r"with other bots \(pool_bots \['easy'\] -> \('easy', 'medium'\)\)"):
+    with pytest.warns(UserWarning, match=r"with other bots \(now \[\('easy', 0\), \('medium', 1\), \('easy', 0\)\]"):
         train(tiny_args(run, max_iterations=2, pool_bots=("easy", "medium")), resume=True)
     assert load_checkpoint(run / "checkpoint.pt")["counters"]["iteration"] == 2
+
+
+def test_a_resume_changing_what_builds_no_bot_keeps_the_bots_generators(tmp_path: Path) -> None:
+    """Without a warm start no teacher is made, so another --teacher changes no bot: the
+    pool's bots go on with their generators and the run ends as the straight one does."""
+    changes = {"imitate_iterations": 0, "pool_bots": ("random",), "pool_share": 1.0}
+    straight = train(tiny_args(tmp_path / "straight", **changes))
+    train(tiny_args(tmp_path / "resumed", max_iterations=1, **changes))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        resumed = train(tiny_args(tmp_path / "resumed", teacher="medium", **changes), resume=True)
+    a, b = load_checkpoint(straight / "checkpoint.pt"), load_checkpoint(resumed / "checkpoint.pt")
+    for name, tensor in a["model"].items():
+        assert torch.equal(tensor, b["model"][name]), f"weights differ after resume: {name}"
 
 
 def test_centralised_critic_trains_resumes_exactly_and_stays_out_of_the_agent(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import time
 import warnings
+from collections.abc import Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -530,12 +531,20 @@ def make_pool_bots_and_teacher(args: Args, rules: Rules) -> tuple[list[Agent], A
         except ValueError as error:  # it lists the known agents
             raise ValueError(f"{option}: {error}") from None
 
-    option = "--pool-bots (Args.pool_bots)"
-    bots = [made(option, name, derived_seed(args.seed + i)) for i, name in enumerate(args.pool_bots)]
+    *pool, teacher = bot_seeds(args.pool_bots, args.seed, args.teacher, args.advisor, args.imitate_iterations)
+    bots = [made("--pool-bots (Args.pool_bots)", name, seed) for name, seed in pool]
+    return bots, None if teacher is None else made("--teacher (Args.teacher)", *teacher)
+
+
+def bot_seeds(
+    pool_bots: Sequence[str], seed: int, teacher: str, advisor: str, imitate_iterations: int
+) -> list[tuple[str, int | None] | None]:
+    """The name and seed of each pool bot (``seed``, ``seed + 1``, ...), then the teacher's
+    (None without a warm start): what a resume compares to keep the bots' generators."""
+    pool = [(name, derived_seed(seed + i)) for i, name in enumerate(pool_bots)]
     # A teacher that is also the advisor breaks ties as the advice does (lowest card id).
-    teacher_seed = None if args.teacher == args.advisor else args.seed
-    teacher = made("--teacher (Args.teacher)", args.teacher, teacher_seed) if args.imitate_iterations else None
-    return bots, teacher
+    teacher_seed = None if teacher == advisor else seed
+    return [*pool, (teacher, teacher_seed) if imitate_iterations else None]
 
 
 def check_eval_opponents(args: Args, rules: Rules) -> None:
@@ -601,21 +610,30 @@ def restore_agent_rngs(seeded_agents: list[Any], state: dict[str, Any], args: Ar
     """The generators of the pool's and the teacher's bots, as the checkpoint left them.
 
     Runs saved before they were kept have none; a resume that changes the bots (another
-    --pool-bots, --teacher or --seed) starts them afresh, with a warning; otherwise the
-    checkpoint must hold one generator per bot (a CheckpointError names the file if not).
+    --pool-bots or --seed, a teacher added or another one) starts them afresh, with a
+    warning; otherwise the checkpoint must hold one generator per bot (a CheckpointError
+    names the file if not).
     """
     states = state.get("agent_rngs")
     if states is None:
         return
-    saved = state.get("args", {})
-    changed = {
-        name: (saved.get(name), getattr(args, name))
-        for name in ("pool_bots", "teacher", "imitate_iterations", "seed")
-        if _as_list(saved.get(name)) != _as_list(getattr(args, name))
-    }
-    if changed:
-        asked = ", ".join(f"{name} {old!r} -> {new!r}" for name, (old, new) in changed.items())
-        warnings.warn(f"resuming {path.parent} with other bots ({asked}): they start afresh", stacklevel=3)
+    saved = state["args"]
+    now = bot_seeds(args.pool_bots, args.seed, args.teacher, args.advisor, args.imitate_iterations)
+    try:
+        before = bot_seeds(
+            saved["pool_bots"],
+            saved["seed"],
+            saved["teacher"],
+            saved.get("advisor", "none"),
+            saved["imitate_iterations"],
+        )  # runs saved before the advisor existed had none
+    except (KeyError, TypeError, ValueError):  # settings this package could not use: not the same bots
+        before = None
+    if before != now:
+        shown = [bot for bot in now if bot is not None]
+        warnings.warn(
+            f"resuming {path.parent} with other bots (now {shown}, as (name, seed)): they start afresh", stacklevel=3
+        )
         return
     if not isinstance(states, list) or len(states) != len(seeded_agents):
         count = len(states) if isinstance(states, list) else type(states).__name__
@@ -627,11 +645,6 @@ def restore_agent_rngs(seeded_agents: list[Any], state: dict[str, Any], args: Ar
             agent.rng.bit_generator.state = bit_state
     except (KeyError, TypeError, ValueError) as error:
         raise CheckpointError(f"{path} cannot resume this run: bad agent_rngs ({one_line(error)})") from None
-
-
-def _as_list(value: Any) -> Any:
-    """A saved tuple comes back from the checkpoint as a list; compare them as equals."""
-    return list(value) if isinstance(value, (list, tuple)) else value
 
 
 def one_line(error: BaseException, limit: int = 400) -> str:
