@@ -1127,9 +1127,14 @@ def test_training_options_are_normalised_to_their_types() -> None:
 def test_rules_may_be_given_as_a_rules_or_a_dict_and_the_run_resumes(tmp_path: Path) -> None:
     band = Rules.preset("band", n_players=6)
     assert Args(rules=band).rules == band.to_dict() and Args(rules=band.to_dict()).resolved_rules() == band
+    given = {**band.to_dict(), "n_players": np.int64(6)}
+    kept = Args(rules=given).rules
+    assert kept == band.to_dict() and type(kept["n_players"]) is int and kept is not given  # checkpoint-safe
+    with pytest.raises(ValueError, match=r"--rules \(Args.rules\): unknown Rules field\(s\) \['trumps'\]"):
+        Args(rules={"trumps": "band"})
     with pytest.raises(ValueError, match=r"--rules \(Args.rules\) must be a preset name, a Rules or a dict .* got 5"):
         Args(rules=5)  # type: ignore[arg-type]
-    run = train(tiny_args(tmp_path / "run", rules=band, max_iterations=1))
+    run = train(tiny_args(tmp_path / "run", rules=given, max_iterations=1))
     resumed = train(tiny_args(tmp_path / "run", rules=band, max_iterations=2), resume=True)
     assert load_checkpoint(resumed / "checkpoint.pt")["rules"] == band.to_dict()
     assert agents.load(run).rules == band

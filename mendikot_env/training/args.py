@@ -128,11 +128,16 @@ def check_types(settings: Any) -> None:
 
 
 def _rules_option(value: Any) -> str | dict[str, Any]:
-    """``rules`` as a preset name or a dict of Rules fields (see :func:`check_types`)."""
-    if isinstance(value, Rules):
-        return value.to_dict()
-    if isinstance(value, str | dict):
+    """``rules`` as a preset name or a dict of Rules fields (see :func:`check_types`): a
+    dict is checked and copied with Python values (numpy's ints would make a checkpoint
+    that ``weights_only`` loading refuses, and RLlib's ``args.json`` unwritable)."""
+    if isinstance(value, str):
         return value
+    if isinstance(value, Rules | dict):
+        try:
+            return resolve_rules(value).to_dict()
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"--rules (Args.rules): {error}") from None
     raise ValueError(f"--rules (Args.rules) must be a preset name, a Rules or a dict of its fields, got {value!r}")
 
 
