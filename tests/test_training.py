@@ -1002,6 +1002,9 @@ def one_iteration_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ({"epochs": 2.5}, {}, r"checkpoint.pt holds settings this package cannot use: --epochs .* got 2.5"),
         ({"snapshot_every": 0}, {}, r"checkpoint.pt holds settings .* --snapshot-every .* got 0"),
         ({"snapshot_every": 0}, {"snapshot_every": 3}, {"snapshot_every": 3}),  # the command line mends it
+        ({"snapshot_every": 0}, {"snapshot_every": -5}, r"^--snapshot-every \(Args.snapshot_every\) .* got -5$"),
+        ({"hidden": [32.0]}, {}, {"hidden": (32,)}),
+        ({"rule_fields": "oops"}, {"rule_fields": {"target": 3}}, r"checkpoint.pt holds rule_fields 'oops'"),
         ({}, {"minutes": -1.0}, r"^--minutes \(Args.minutes\) must be a finite number above 0, got -1.0$"),
         ("not a dict", {}, r"checkpoint.pt has malformed \['args'\]"),
     ],

@@ -75,32 +75,44 @@ def run(args: argparse.Namespace) -> int:
 def _resumed_options(run: Path, given: dict[str, Any]) -> Args:
     """The run's own settings, except what the command line changes (e.g. more --minutes).
 
-    Settings the checkpoint holds that this package cannot use are a CheckpointError (a
-    ValueError: one line) naming the file; a bad value on the command line stays the
-    user's error, naming its option. Whole numbers saved as floats (``25.0``, by a run
-    started before the settings were type-checked) are read as the integers they are.
+    Settings the checkpoint holds that this package cannot use (and the command line does
+    not replace) are a CheckpointError (a ValueError: one line) naming the file; a bad value
+    on the command line stays the user's error, naming its option. Whole numbers saved as
+    floats (``25.0``, by a run started before the settings were type-checked) are read as
+    the integers they are.
     """
     from ..training.args import Args
     from ..training.checkpoint import CheckpointError, load_checkpoint
 
     path = run / "checkpoint.pt"
     stored = load_checkpoint(path, kind="training")["args"]  # a dict: load_checkpoint checks
-    saved = {key: _whole_number(Args, key, value) for key, value in stored.items()}
+    saved = {key: _whole_numbers(Args, key, value) for key, value in stored.items()}
     saved.setdefault("hidden_trump_feature", False)  # runs saved before the feature existed
+    if not isinstance(saved.get("rule_fields", {}), dict):
+        raise CheckpointError(f"{path} holds rule_fields {saved['rule_fields']!r:.80}, not a dict of Rules fields")
     if "rule_fields" in given:  # a changed field is checked against the run's own rules
         given = {**given, "rule_fields": {**saved.get("rule_fields", {}), **given["rule_fields"]}}
     try:
         return Args.from_dict({**saved, **given, "out": str(run)})
     except (TypeError, ValueError) as error:
+        kept = {key: value for key, value in saved.items() if key not in given}
         try:
-            Args.from_dict({**saved, "out": str(run)})
+            Args.from_dict({**kept, "out": str(run)})
         except (TypeError, ValueError) as saved_error:
             raise CheckpointError(f"{path} holds settings this package cannot use: {saved_error}") from None
         raise error from None  # the command line's value, named by its option
 
 
-def _whole_number(settings: type, key: str, value: Any) -> Any:
-    """``value`` as an int where the field ``key`` is an int and the value a whole float."""
+def _whole_numbers(settings: type, key: str, value: Any) -> Any:
+    """``value`` with whole floats as ints where the field ``key`` holds integers (a count,
+    or a list of layer sizes)."""
     default = next((f.default for f in fields(settings) if f.name == key), None)
-    whole = isinstance(value, float) and value.is_integer()
-    return int(value) if whole and isinstance(default, int) and not isinstance(default, bool) else value
+
+    def whole(item: Any) -> Any:
+        return int(item) if isinstance(item, float) and item.is_integer() else item
+
+    if isinstance(default, tuple) and default and isinstance(default[0], int) and isinstance(value, list):
+        return [whole(item) for item in value]
+    if isinstance(default, int) and not isinstance(default, bool):
+        return whole(value)
+    return value
