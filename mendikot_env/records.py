@@ -219,7 +219,9 @@ def check_structure(data: Any) -> Rules:
     try:
         rules = Rules.from_dict(data["rules"])
     except (TypeError, ValueError) as error:
-        raise _fail("rules", str(error)) from None
+        floats = any(type(value) is float for value in data["rules"].values())
+        hint = " (write integers without a decimal point: 4, not 4.0)" if floats else ""
+        raise _fail("rules", f"{error}{hint}") from None
     n = rules.n_players
     if not is_json_integer(data["dealer"]) or not 0 <= data["dealer"] < n:
         raise _fail("dealer", f"expected a seat 0..{n - 1}, got {_got(data['dealer'])}")

@@ -1089,6 +1089,8 @@ def test_resume_from_a_checkpoint_that_does_not_fit_fails_clearly(
         ({"checkpoint_every_minutes": -1.0}, "--checkpoint-every-minutes .* at least 0, got -1.0"),
         ({"learning_rate": 0.0}, "--learning-rate .* above 0, got 0.0"),
         ({"eval_deals": 0}, "--eval-deals .* 1 or more, got 0"),
+        ({"games": 2**70}, rf"--games .* must be an integer 1 to {2**63 - 1} \(2\*\*63 - 1\), got {2**70}"),
+        ({"hidden": (2**64,)}, r"Args.hidden\[0\]\) must be an integer 1 to 9223372036854775807 \(2\*\*63 - 1\)"),
         ({"seed": -1}, r"--seed .* an integer 0 to 9223372036854775807 \(2\*\*63 - 1\), got -1"),
         ({"seed": 2**64}, r"--seed .* an integer 0 to 9223372036854775807 \(2\*\*63 - 1\), got 18446744073709551616"),
     ],

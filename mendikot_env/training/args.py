@@ -12,7 +12,7 @@ import numpy as np
 
 from ..rules import Rules, resolve_rules
 from ..run_folder import check_output_name
-from ..seeding import SEED_MAX, SEED_RULE
+from ..seeding import SEED_MAX
 
 PRECISIONS = ("float32", "bfloat16")  # the network's arithmetic while training (see Args.precision)
 CRITICS = ("observation", "state")  # what the value may see (see Args.critic)
@@ -83,17 +83,21 @@ RANGES: dict[str, tuple[float, float, bool]] = {
 
 def check_range(field: str, value: Any, shown: str | None = None, ranges: dict | None = None) -> None:
     """Raise a ValueError naming the option (``--flag`` and ``Args.field``, or ``shown``),
-    the value and its allowed range (in ``ranges``, default ``RANGES``) when ``value`` is outside it."""
+    the value and its allowed range (in ``ranges``, default ``RANGES``) when ``value`` is outside it.
+    Integers stop at 2**63 - 1 (``SEED_MAX``), the most torch and int64 arrays take."""
     low, high, low_included = (RANGES if ranges is None else ranges)[field]
+    count = isinstance(low, int) and high == INF
+    if count:
+        high = SEED_MAX
     above_low = value >= low if low_included else value > low
     if above_low and (value < high if high == INF else value <= high):  # False for NaN too
         return
-    if (low, high) == (0, SEED_MAX):
-        allowed = SEED_RULE
+    if high == SEED_MAX and not (count and value < low):
+        allowed = f"an integer {low} to {SEED_MAX} (2**63 - 1)"  # SEED_RULE for the seed
+    elif count:
+        allowed = f"an integer {low} or more"
     elif high != INF:
         allowed = f"an integer {low} to {high}" if isinstance(high, int) else f"in [{low:g}, {high:g}]"
-    elif isinstance(low, int):
-        allowed = f"an integer {low} or more"
     else:
         allowed = f"a finite number {'at least' if low_included else 'above'} {low:g}"
     flag = "--" + field.replace("_", "-")
