@@ -196,6 +196,25 @@ def int_bool_swaps(record: dict) -> list[tuple[tuple[str | int, ...], Any]]:
     return swaps
 
 
+def value_at(record: dict, path: tuple[str | int, ...]) -> Any:
+    """The value at ``path`` (keys and list indices) in a record."""
+    for key in path:
+        record = record[key]
+    return record
+
+
+def with_value(record: dict, path: tuple[str | int, ...], value: Any) -> dict:
+    """A copy of ``record`` with ``value`` at ``path``."""
+    changed = copy.deepcopy(record)
+    value_at(changed, path[:-1])[path[-1]] = value
+    return changed
+
+
+def field_name(path: tuple[str | int, ...]) -> str:
+    """The innermost field named on ``path`` (``("actions", 3, "seat")`` -> ``"seat"``)."""
+    return next(str(k) for k in reversed(path) if isinstance(k, str))
+
+
 def test_the_reader_tells_bools_from_integers_like_the_schema() -> None:
     """Where the schema wants an integer the reader refuses true and false, and where it
     wants a bool it refuses 0 and 1, naming the field and the value: no swap of any record
@@ -207,18 +226,14 @@ def test_the_reader_tells_bools_from_integers_like_the_schema() -> None:
     passed, unclear, equal_swaps = [], [], set()
     for record in records:
         for path, value in int_bool_swaps(record):
-            bad = copy.deepcopy(record)
-            target = bad
-            for key in path[:-1]:
-                target = target[key]
-            if target[path[-1]] == value:
-                equal_swaps.add(next(str(k) for k in reversed(path) if isinstance(k, str)))
-            target[path[-1]] = value
+            field = field_name(path)
+            if value_at(record, path) == value:
+                equal_swaps.add(field)
+            bad = with_value(record, path, value)
             assert not validator.is_valid(bad), path
             try:
                 replay_record(bad)
             except RecordError as error:
-                field = next(str(k) for k in reversed(path) if isinstance(k, str))
                 if field not in str(error) or repr(value) not in str(error):
                     unclear.append((path, str(error)))
             else:
@@ -235,14 +250,10 @@ def test_the_reader_refuses_integers_written_with_a_decimal_point() -> None:
     unclear, passed, fields = [], [], set()
     for record in records:
         for path, _ in int_bool_swaps(record):
-            bad = copy.deepcopy(record)
-            target = bad
-            for key in path[:-1]:
-                target = target[key]
-            if isinstance(target[path[-1]], bool):
+            if isinstance(value_at(record, path), bool):
                 continue
-            target[path[-1]] = float(target[path[-1]])
-            field = next(str(k) for k in reversed(path) if isinstance(k, str))
+            bad = with_value(record, path, float(value_at(record, path)))
+            field = field_name(path)
             fields.add(field)
             try:
                 replay_record(bad)
