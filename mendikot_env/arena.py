@@ -35,7 +35,7 @@ from . import core
 from .cards import NUM_ACTIONS, set_to_cards, unpack_sets
 from .match import MatchState
 from .observation import ObservationEncoder
-from .rules import Rules
+from .rules import Rules, resolve_rules
 from .seeding import check_seed
 
 # Normal quantile of a two-sided 95% interval.
@@ -123,12 +123,13 @@ def play_hands(
             if mine.size == 0:
                 continue
             chosen = np.asarray(agent.act(obs[mine], masks[mine]))
-            if chosen.shape != (mine.size,):
+            if chosen.shape != (mine.size,) or not np.issubdtype(chosen.dtype, np.integer):
                 raise AgentError(
-                    f"agent {_name(agent)!r} returned actions of shape {chosen.shape}, expected ({mine.size},)"
+                    f"agent {_name(agent)!r} returned actions of shape {chosen.shape} and dtype {chosen.dtype}, "
+                    f"expected ({mine.size},) integers"
                 )
             legal = (chosen >= 0) & (chosen < NUM_ACTIONS)
-            legal &= (bits[mine] & core.CARD_SETS[np.where(legal, chosen, -1)]) != 0
+            legal &= (bits[mine] & core.CARD_SETS[np.where(legal, chosen, NUM_ACTIONS)]) != 0  # no uint8 wrap
             if not legal.all():
                 g = int(mine[np.flatnonzero(~legal)[0]])
                 a = int(chosen[np.flatnonzero(~legal)[0]])
@@ -141,6 +142,23 @@ def play_hands(
             games = np.flatnonzero(live)
             log.add(games, state.current[games], actions[games])
         core.step(state, actions, check=False)
+
+
+def _count(what: str, value: Any, low: int) -> int:
+    """``value`` as an int at least ``low``, or a ValueError naming it (10.0 or True would
+    fail inside numpy, "10" in a comparison)."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+        raise ValueError(f"{what} must be an integer {low} or more, got {value!r}")
+    return int(value)
+
+
+def _check_agent(agent: Any, rules: Rules, role: str) -> None:
+    """An agent object for ``rules``: a name, a class or anything without ``act`` would fail
+    at the first move with an AttributeError or a TypeError."""
+    if isinstance(agent, type) or not callable(getattr(agent, "act", None)):
+        how = f"agents.make({agent!r}, rules)" if isinstance(agent, str) else "an instance"
+        raise ValueError(f"{role} must be an agent with act(observations, masks), got {agent!r}; pass {how}")
+    check_plays(agent, rules, role)
 
 
 def _name(agent: Any) -> str:
@@ -294,15 +312,13 @@ def duplicate_arena(
     Returns:
         The ArenaResult (win rate of A with a 95% CI on per-pair scores, and the totals).
     """
-    if deals < 1:
-        raise ValueError(f"deals must be at least 1, got {deals}")
-    if chunk < 1:
-        raise ValueError(f"chunk (deal pairs per batch) must be at least 1, got {chunk}")
-    if matches < 0:
-        raise ValueError(f"matches must be 0 or more, got {matches}")
+    rules = resolve_rules(rules)
+    deals = _count("deals", deals, 1)
+    chunk = _count("chunk (deal pairs per batch)", chunk, 1)
+    matches = _count("matches", matches, 0)
     seed = check_seed(seed, optional=False)  # the deals must replay
-    check_plays(agent_a, rules, "agent A")
-    check_plays(agent_b, rules, "agent B")
+    _check_agent(agent_a, rules, "agent A")
+    _check_agent(agent_b, rules, "agent B")
     encoder = ObservationEncoder(rules)
     side = [SideStats(), SideStats()]
     pair_scores = np.empty(deals, dtype=np.float64)
@@ -402,11 +418,11 @@ def duplicate_matches(
         A dict: pairs, a_won, b_won, drawn, win_rate of A with its 95% CI (per-pair
         scores), mean hands per match.
     """
-    if pairs < 1:
-        raise ValueError(f"match pairs must be at least 1, got {pairs}")
+    rules = resolve_rules(rules)
+    pairs = _count("match pairs", pairs, 1)
     seed = check_seed(seed, optional=False)  # the deals must replay
-    check_plays(agent_a, rules, "agent A")
-    check_plays(agent_b, rules, "agent B")
+    _check_agent(agent_a, rules, "agent A")
+    _check_agent(agent_b, rules, "agent B")
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 1 << 20]))
     encoder = ObservationEncoder(rules)
     first = rng.integers(0, rules.n_players, size=pairs)
@@ -543,10 +559,16 @@ def league(
     names: Sequence[str] | None = None,
 ) -> LeagueResult:
     """Every pair of ``agents`` in the duplicate arena, on the same deals, plus ratings."""
+    rules = resolve_rules(rules)
     k = len(agents)
     if k < 2:
         raise ValueError("a league needs at least two agents")
+    deals = _count("deals", deals, 1)
     seed = check_seed(seed, optional=False)  # the deals must replay
+    for i, agent in enumerate(agents):
+        _check_agent(agent, rules, f"agents[{i}]")
+    if names is not None and len(names) != k:
+        raise ValueError(f"names needs one name per agent: {k}, got {len(names)} ({list(names)})")
     names = list(names) if names is not None else [_name(a) for a in agents]
     if len(set(names)) != k:
         names = [f"{n}#{i}" for i, n in enumerate(names)]

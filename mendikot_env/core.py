@@ -491,9 +491,9 @@ def step(state: State, actions: Any, check: bool = True, active: np.ndarray | No
             raise ValueError(f"step needs one action per game: shape ({B},), got {actions.shape}")
         actions = np.broadcast_to(actions, (B,))
     if active is not None:
-        active = np.asarray(active, dtype=bool)
-        if active.shape != (B,):
-            raise ValueError(f"active needs one bool per game: shape ({B},), got {active.shape}")
+        active = np.asarray(active)
+        if active.shape != (B,) or active.dtype != bool:  # [0, 1] would read as game indices
+            raise ValueError(f"active needs one bool per game: shape ({B},) bool, got {active.shape} {active.dtype}")
     if check:
         _check_actions(state, actions, _live(state, active))
     if actions.dtype != np.int64:
@@ -549,7 +549,7 @@ def _check_actions(state: State, actions: np.ndarray, live: np.ndarray) -> None:
         raise IllegalActionError(f"actions must be integers 0..52, got dtype {actions.dtype}")
     in_range = (actions >= 0) & (actions < NUM_ACTIONS)
     legal = legal_bits(state)
-    bits = CARD_SETS[np.where(in_range, actions, -1)]
+    bits = CARD_SETS[np.where(in_range, actions, NUM_ACTIONS)]  # the empty set; -1 would wrap in uint8
     bad = live & ((legal & bits) == 0)
     if np.count_nonzero(bad):
         g = int(np.flatnonzero(bad)[0])

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from agents import RandomAgent, make
 from mendikot_env import Rules
-from mendikot_env.arena import bradley_terry, duplicate_arena, duplicate_matches, league, mean_ci
+from mendikot_env.arena import AgentError, bradley_terry, duplicate_arena, duplicate_matches, league, mean_ci
 from mendikot_env.cli import main
 from mendikot_env.records import load_record
 
@@ -61,8 +62,8 @@ def test_agents_built_for_other_hands_are_refused_by_name() -> None:
         duplicate_arena(band, make("hard", band), make("medium", Rules()), deals=4)
     with pytest.raises(ValueError, match="agent A 'easy' was built for .*n_players: 4 vs 6"):
         duplicate_matches(Rules(n_players=6), make("easy", Rules()), RandomAgent(), pairs=2)
-    with pytest.raises(ValueError, match="agent A"):
-        league(band, [make("easy", Rules()), make("hard", band)], deals=4)
+    with pytest.raises(ValueError, match=r"agents\[0\] 'easy' was built for .*trump: 'cut' vs 'band'"):
+        league(band, [make("easy", Rules()), make("hard", band)], deals=4)  # before any pair plays
     assert duplicate_arena(Rules.preset("app"), make("hard", Rules()), RandomAgent(), deals=4).hands == 8
 
 
@@ -220,10 +221,56 @@ def test_bad_counts_and_seeds_are_usage_errors(argv: list[str], message: str, ca
 
 
 def test_bad_chunk_or_matches_in_the_library_raise() -> None:
-    with pytest.raises(ValueError, match="chunk .* must be at least 1, got -2"):
+    with pytest.raises(ValueError, match="chunk .* must be an integer 1 or more, got -2"):
         duplicate_arena(Rules(), RandomAgent(), RandomAgent(), 3, chunk=-2)
-    with pytest.raises(ValueError, match="matches must be 0 or more, got -1"):
+    with pytest.raises(ValueError, match="matches must be an integer 0 or more, got -1"):
         duplicate_arena(Rules(), RandomAgent(), RandomAgent(), 3, matches=-1)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda r: duplicate_arena(Rules(), "hard", r, 2),
+            r"agent A must be an agent .* got 'hard'; pass agents.make\(",
+        ),
+        (
+            lambda r: duplicate_arena(Rules(), r, RandomAgent, 2),
+            r"agent B must be an agent .* got <class .*an instance",
+        ),
+        (lambda r: duplicate_arena(Rules(), r, r, 10.0), r"^deals must be an integer 1 or more, got 10.0$"),
+        (lambda r: duplicate_arena(Rules(), r, r, True), r"^deals must be an integer 1 or more, got True$"),
+        (lambda r: duplicate_arena(Rules(), r, r, "10"), r"^deals must be an integer 1 or more, got '10'$"),
+        (lambda r: duplicate_matches(Rules(), r, r, 1.5), r"^match pairs must be an integer 1 or more, got 1.5$"),
+        (lambda r: league(Rules(), [r, r], 2, names=["a", "b", "c"]), r"names needs one name per agent: 2, got 3"),
+        (lambda r: league(Rules(), [r, "easy"], 2), r"agents\[1\] must be an agent"),
+    ],
+)
+def test_the_arena_functions_refuse_what_is_not_an_agent_or_a_count(call: Any, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        call(RandomAgent(seed=0))
+
+
+def test_the_arena_functions_take_a_preset_name() -> None:
+    result = duplicate_arena("band", make("easy", Rules.preset("band")), RandomAgent(seed=0), 4, seed=1)
+    assert result.hands == 8 and result.rules == Rules.preset("band").to_dict()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.uint8])
+def test_an_agent_returning_floats_or_small_unsigned_out_of_range_actions_is_named(dtype: type) -> None:
+    class Odd(RandomAgent):
+        def __init__(self, seed: int) -> None:
+            super().__init__(seed=seed)
+            self.name = "odd"
+
+        def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+            chosen = super().act(observations, masks)
+            return chosen.astype(dtype) if dtype is np.float64 else np.full(len(chosen), 200, dtype)
+
+    with pytest.raises(
+        AgentError, match="agent 'odd' (returned actions of shape .* dtype float64|played illegal action 200)"
+    ):
+        duplicate_arena(Rules(), Odd(seed=0), RandomAgent(seed=1), 2)
 
 
 def test_output_paths_are_checked_before_playing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -453,6 +453,15 @@ def test_small_batches_step_exactly_as_large_ones(name: str) -> None:
 def test_step_refuses_an_active_mask_of_the_wrong_shape() -> None:
     state = core.new_hands(Rules(), 3, 0)
     actions = core.random_legal_actions(core.legal_bits(state), np.random.default_rng(0))
-    for active in (np.ones(2, bool), np.ones(4, bool), True):
-        with pytest.raises(ValueError, match=r"active needs one bool per game: shape \(3,\)"):
-            core.step(state, actions, active=active)
+    for active in (np.ones(2, bool), np.ones(4, bool), True, [0, 1, 2], ["no", "no", "no"]):
+        with pytest.raises(ValueError, match=r"active needs one bool per game: shape \(3,\) bool"):
+            core.step(state, actions, active=active)  # [0, 1, 2] would be game indices
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32, np.int8])
+def test_an_out_of_range_action_of_any_integer_dtype_is_named(dtype: type) -> None:
+    state = core.new_hands(Rules(), 2, 0)
+    with pytest.raises(
+        core.IllegalActionError, match=r"illegal action 60 \(out of range: actions are 0..52\) in game 0"
+    ):
+        core.step(state, np.array([60, 60], dtype))
