@@ -60,7 +60,7 @@ def _seat_agents(
             if agent not in loaded:
                 loaded[agent] = load(agent, rules)
             agent = chosen[seat] = loaded[agent]
-        if not callable(getattr(agent, "act", None)):
+        if isinstance(agent, type) or not callable(getattr(agent, "act", None)):  # a class: act needs self
             raise ValueError(
                 f"the agent for seat {seat} must have act(observations, masks) or be an agent name, run folder "
                 f"or file (as agents.load takes), got {agent!r}"
@@ -70,8 +70,11 @@ def _seat_agents(
 
 
 def _learner_seats(rules: Rules, seat: int, control: str) -> list[int]:
-    if seat not in range(rules.n_players):
-        raise ValueError(f"learner seat {seat!r} is not a seat; seats are 0..{rules.n_players - 1}")
+    """The seats the learner plays; a float seat (1.0 is ``in range(4)``) or a bool would
+    pass a range test and fail when the hand ends."""
+    if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or seat not in range(rules.n_players):
+        raise ValueError(f"learner seat {seat!r} is not a seat; seats are integers 0..{rules.n_players - 1}")
+    seat = int(seat)
     if control == "seat":
         return [seat]
     if control == "team":
@@ -242,8 +245,9 @@ class MendikotVectorEnv(gymnasium.vector.VectorEnv):
         reward: str = "win",
         **rule_fields: Any,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        num_envs = int(num_envs)
         if reward not in ("win", "points"):
             raise ValueError(f"reward {reward!r} is not allowed; choose 'win' or 'points'")
         self.rules = resolve_rules(rules, **rule_fields)
@@ -275,8 +279,8 @@ class MendikotVectorEnv(gymnasium.vector.VectorEnv):
         actions = np.asarray(actions)
         if actions.dtype.kind not in "iu":  # astype would quietly turn 18.7 into card 18
             raise ValueError(f"actions must be integers 0..{NUM_ACTIONS - 1}, got dtype {actions.dtype}: {actions!r}")
-        if actions.size != self.num_envs:
-            raise ValueError(f"step needs one action per env: {self.num_envs}, got shape {actions.shape}")
+        if actions.shape not in ((self.num_envs,), (self.num_envs, 1)):  # (2, 2) for 4 envs is a mix-up
+            raise ValueError(f"step needs one action per env: shape ({self.num_envs},), got {actions.shape}")
         actions = actions.reshape(self.num_envs).astype(np.int64)
         in_range = (actions >= 0) & (actions < NUM_ACTIONS)
         legal = (core.legal_bits(self.games) >> np.where(in_range, actions, 0).astype(np.uint64)) & np.uint64(1)

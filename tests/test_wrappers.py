@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
@@ -169,10 +171,28 @@ def test_other_seats_built_for_other_hands_are_refused_at_construction() -> None
 
 
 def test_vector_env_wants_one_action_per_env() -> None:
-    env = MendikotVectorEnv(3)
-    env.reset(seed=0)
-    with pytest.raises(ValueError, match=r"one action per env: 3, got shape \(2,\)"):
-        env.step(np.array([0, 1]))
+    env = MendikotVectorEnv(np.int64(4))  # a numpy count, as a config file gives one
+    _, info = env.reset(seed=0)
+    for actions in (np.array([0, 1]), np.zeros((2, 2), int)):  # (2, 2) has 4 actions, but not one per env
+        with pytest.raises(ValueError, match=rf"one action per env: shape \(4,\), got {re.escape(str(actions.shape))}"):
+            env.step(actions)
+    legal = masked_uniform(info["action_mask"], np.random.default_rng(0))
+    assert env.step(legal[:, None])[1].shape == (4,), "a column of actions, as some policies give, is taken"
+
+
+@pytest.mark.parametrize("seat", [1.0, True, "1", 4])
+def test_the_learner_seat_must_be_an_integer_seat(seat: object) -> None:
+    for make_env in (lambda: MendikotGymEnv(seat=seat), lambda: MendikotVectorEnv(2, seat=seat)):
+        with pytest.raises(
+            ValueError, match=rf"learner seat {re.escape(repr(seat))} is not a seat; seats are integers"
+        ):
+            make_env()
+    assert MendikotGymEnv(seat=np.int64(2)).seats == [2]
+
+
+def test_an_agent_class_for_the_other_seats_is_refused() -> None:
+    with pytest.raises(ValueError, match="the agent for seat 1 must have act.* got <class 'agents.base.RandomAgent'>"):
+        MendikotGymEnv(others=RandomAgent)
 
 
 def test_vector_env_illegal_actions_end_only_their_games() -> None:
