@@ -88,6 +88,16 @@ class OrderEnforcingWrapper(_DirectAttributesAfterReset, wrappers.OrderEnforcing
         # PettingZoo prints the inner env for its own class only; keep "mendikot_v0".
         return str(self.env)
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last()``; after the episode (every agent gone) the raw env's clear
+        error rather than a KeyError on the last agent's name."""
+        try:
+            return super().last(observe)
+        except KeyError:
+            if self.agents:
+                raise
+            return self.unwrapped.last(observe)  # raises its after-the-episode error
+
 
 def wrap(raw: AECEnv, illegal_reward: float = -1) -> AECEnv:
     """``raw`` in the classic wrappers, innermost first, as PettingZoo's classic envs do."""

@@ -208,6 +208,12 @@ def _before_reset(method: str) -> AttributeError:
     return AttributeError(f"raw_env.{method}() before reset(): call reset() first, which deals the hand")
 
 
+def _after_end(method: str) -> RuntimeError:
+    """The error of ``step`` and ``last`` once every agent has stepped its closing ``None``
+    and left ``env.agents`` (PettingZoo's own code fails there on a missing key)."""
+    return RuntimeError(f"raw_env.{method}() after the episode is over (env.agents is empty): call reset()")
+
+
 class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
     """The unwrapped Mendikot env; see the module docstring for its documentation."""
 
@@ -342,21 +348,23 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
             agent = self.agent_selection
         except AttributeError:
             raise _before_reset("last") from None
+        try:
+            reward, terminated = self._cumulative_rewards[agent], self.terminations[agent]
+        except KeyError:
+            raise _after_end("last") from None
         observation = self.observe(agent) if observe else None
-        return (
-            observation,
-            self._cumulative_rewards[agent],
-            self.terminations[agent],
-            self.truncations[agent],
-            self.infos[agent],
-        )
+        return observation, reward, terminated, self.truncations[agent], self.infos[agent]
 
     def step(self, action: Any) -> None:
         try:  # free when nothing is raised
             agent = self.agent_selection
         except AttributeError:
             raise _before_reset("step") from None
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            over = self.terminations[agent] or self.truncations[agent]
+        except KeyError:
+            raise _after_end("step") from None
+        if over:
             self._was_dead_step(action)
             return
         action = self._checked_action(action)

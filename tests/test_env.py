@@ -6,10 +6,12 @@ from __future__ import annotations
 import copy
 import pickle
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 from gymnasium import spaces
+from pettingzoo import AECEnv
 from pettingzoo.test import api_test, render_test, state_test
 from support import (
     BAND_HANDS,
@@ -457,6 +459,23 @@ def test_the_raw_env_before_reset_says_to_call_reset() -> None:
     assert not hasattr(env, "agents") and pickle.loads(pickle.dumps(env)).possible_agents == env.possible_agents
     env.reset(seed=0)
     assert env.agent_selection in env.agents  # set now, by the normal lookup
+
+
+@pytest.mark.parametrize("make_env", [mendikot_env.raw_env, mendikot_env.env], ids=["raw", "wrapped"])
+def test_after_the_episode_last_and_step_say_to_call_reset(make_env: Callable[[], AECEnv]) -> None:
+    env = make_env()
+    env.reset(seed=0)
+    while env.agents:
+        observation, _, terminated, truncated, _ = env.last()
+        env.step(None if terminated or truncated else int(np.flatnonzero(observation["action_mask"])[0]))
+    after = r"raw_env.(last|step)\(\) after the episode is over \(env.agents is empty\): call reset\(\)"
+    with pytest.raises(RuntimeError, match=after):
+        env.last()
+    if make_env is mendikot_env.raw_env:  # the wrapped env warns and ignores the step, as PettingZoo's do
+        with pytest.raises(RuntimeError, match=after):
+            env.step(None)
+    env.reset(seed=1)
+    assert env.last()[0]["action_mask"].any()
 
 
 def test_a_deal_and_open_card_given_as_text_equal_the_same_given_as_ids() -> None:
