@@ -234,7 +234,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         **rule_fields: Any,
     ) -> None:
         super().__init__()
-        self.rules = resolve_rules(rules, **rule_fields)
+        options = ("render_mode", "reward", "episode", "render_seat")
+        self.rules = resolve_rules(rules, other_options=options, **rule_fields)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode {render_mode!r} is not allowed; choose one of {self.metadata['render_modes']}"

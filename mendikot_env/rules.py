@@ -6,7 +6,8 @@ team deals, one point a hand, first to 5). ``Rules.preset(name)`` gives the name
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -129,12 +130,25 @@ class Rules:
         return [f"{name}: {getattr(self, name)!r} vs {getattr(other, name)!r}" for name in differ]
 
     def replace(self, **changes: Any) -> Rules:
-        """A copy with some fields changed (validated again)."""
-        return replace(self, **changes)
+        """A copy with some fields changed (validated again; an unknown name is a ValueError
+        naming the fields, as in :meth:`from_dict`)."""
+        return Rules.from_dict({**self.to_dict(), **changes})
 
 
-def resolve_rules(rules: Rules | str | dict[str, Any] | None = None, **fields_: Any) -> Rules:
-    """Rules from a ``Rules``, a preset name, a dict of fields, or keyword fields."""
+def resolve_rules(
+    rules: Rules | str | dict[str, Any] | None = None, *, other_options: Sequence[str] = (), **fields_: Any
+) -> Rules:
+    """Rules from a ``Rules``, a preset name, a dict of fields, or keyword fields.
+
+    ``other_options`` are the caller's own keyword options (an env's ``render_mode`` ...),
+    named in the error for an unknown keyword: a misspelt ``rendermode`` lands in
+    ``fields_``, and a list of Rules fields alone would not show what was meant.
+    """
+    known = [f.name for f in fields(Rules)]
+    unknown = [name for name in fields_ if name not in known]
+    if unknown:
+        also = f", and the other options are {list(other_options)}" if other_options else ""
+        raise ValueError(f"unknown Rules field(s) {unknown}; known fields are {known}{also}")
     if rules is None:
         return Rules.from_dict(fields_)
     if isinstance(rules, Rules):

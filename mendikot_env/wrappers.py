@@ -143,7 +143,8 @@ class MendikotGymEnv(gymnasium.Env):
         render_mode: str | None = None,
         **rule_fields: Any,
     ) -> None:
-        self.rules = resolve_rules(rules, **rule_fields)
+        options = ("others", "seat", "control", "reward", "render_mode")
+        self.rules = resolve_rules(rules, other_options=options, **rule_fields)
         if reward not in ("win", "points"):
             raise ValueError(f"reward {reward!r} is not allowed; choose 'win' or 'points'")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -250,7 +251,8 @@ class MendikotVectorEnv(gymnasium.vector.VectorEnv):
         num_envs = int(num_envs)
         if reward not in ("win", "points"):
             raise ValueError(f"reward {reward!r} is not allowed; choose 'win' or 'points'")
-        self.rules = resolve_rules(rules, **rule_fields)
+        options = ("others", "seat", "control", "reward")  # no render_mode: a vector env draws nothing
+        self.rules = resolve_rules(rules, other_options=options, **rule_fields)
         self.num_envs = num_envs
         self.reward_mode = reward
         self.seats = _learner_seats(self.rules, seat, control)

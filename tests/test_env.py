@@ -7,6 +7,7 @@ import copy
 import pickle
 import warnings
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -31,6 +32,7 @@ from mendikot_env.analysis import deal_cards
 from mendikot_env.cards import card_str, parse_card
 from mendikot_env.observation import ObservationEncoder
 from mendikot_env.rules import Rules
+from mendikot_env.wrappers import MendikotVectorEnv
 
 API_CASES = [
     ({}, "standard"),
@@ -476,6 +478,23 @@ def test_after_the_episode_last_and_step_say_to_call_reset(make_env: Callable[[]
             env.step(None)
     env.reset(seed=1)
     assert env.last()[0]["action_mask"].any()
+
+
+@pytest.mark.parametrize(
+    ("make_env", "message"),
+    [
+        (lambda: mendikot_env.env(Rules(), rendermode="ansi"), r"\['rendermode'\].*other options are \['render_mode'"),
+        (
+            lambda: mendikot_env.env("band", rewards="points"),
+            r"\['rewards'\].*other options are \['render_mode', 'reward'",
+        ),
+        (lambda: MendikotVectorEnv(2, render_mode="ansi"), r"\['render_mode'\].*other options are \['others', 'seat'"),
+        (lambda: Rules().replace(trumps="band"), r"unknown Rules field\(s\) \['trumps'\]; known fields are"),
+    ],
+)
+def test_a_misspelt_option_names_the_rules_fields_and_the_envs_own_options(make_env: Any, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        make_env()
 
 
 def test_a_deal_and_open_card_given_as_text_equal_the_same_given_as_ids() -> None:
