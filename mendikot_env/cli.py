@@ -58,6 +58,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, OSError) as error:  # bad input or a file that cannot be read or written
         print(f"mendikot {args.command}: error: {error}", file=sys.stderr)
         return 2
+    except MemoryError as error:  # numpy's names the array it could not allocate
+        advice = "ask for fewer deals or a smaller batch"
+        print(f"mendikot {args.command}: error: not enough memory ({error}); {advice}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

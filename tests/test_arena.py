@@ -210,6 +210,7 @@ def test_league_command(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> N
         (["league", "--agents", "random", "easy", "--deals", "9" * 400], "--deals: must be a positive integer up to"),
         (["bench", "--batch-sizes", str(2**63)], f"up to {2**63 - 1} (2**63 - 1), got {2**63}"),
         (["arena", "--a", "random", "--b", "random", "--deals", "9" * 5000], "--deals: must be a positive integer up"),
+        (["demo", "--target", "9" * 30], "--target: must be a positive integer up to 9223372036854775807"),
         (["demo", "--seed", "x"], "--seed: must be a seed: an integer 0 to 9223372036854775807 (2**63 - 1), got 'x'"),
     ],
 )
@@ -218,6 +219,12 @@ def test_bad_counts_and_seeds_are_usage_errors(argv: list[str], message: str, ca
         main(argv)
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_count_too_large_for_memory_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["league", "--agents", "random", "easy", "--deals", str(10**17), "--no-progress"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("mendikot league: error: not enough memory (Unable to allocate") and error.count("\n") == 1
 
 
 def test_bad_chunk_or_matches_in_the_library_raise() -> None:

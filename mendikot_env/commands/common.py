@@ -116,7 +116,9 @@ def add_rule_field_arguments(parser: argparse.ArgumentParser) -> None:
             default=None,
             help=f"override {field}: {', '.join(map(str, choices))}",
         )
-    parser.add_argument("--target", type=int, default=None, help="match target (points, or deals for fixed_deals)")
+    parser.add_argument(
+        "--target", type=positive_int, default=None, help="match target (points, or deals for fixed_deals)"
+    )
 
 
 def rules_from_args(args: argparse.Namespace) -> Rules:
