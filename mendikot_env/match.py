@@ -50,8 +50,18 @@ class MatchState:
         return cls(np.zeros((batch, 2), np.int64), np.zeros(batch, np.int64), dealers.copy(), np.zeros(batch, bool))
 
     def record(self, rules: Rules, results: HandResults, games: np.ndarray | None = None) -> np.ndarray:
-        """Add finished hands (all games, or the chosen ones) and return the (B, 2) points."""
+        """Add finished hands (all games, or the chosen ones) and return the (B, 2) points.
+
+        Raises:
+            ValueError: a result per chosen game is missing, or a chosen match is already
+                over (its score would grow past the end that was reported).
+        """
         games = np.arange(self.scores.shape[0]) if games is None else np.asarray(games)
+        if results.winner.shape != (games.size,):
+            raise ValueError(f"record needs one hand result per game: {games.size}, got {results.winner.shape[0]}")
+        if np.count_nonzero(self.over[games]):
+            ended = games[self.over[games]].tolist()
+            raise ValueError(f"the match of game(s) {ended} is already over; start a new MatchState for another")
         points = hand_points(rules, results)
         awarded = np.zeros((games.size, 2), dtype=np.int64)
         winner = results.winner

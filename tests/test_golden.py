@@ -573,6 +573,21 @@ def test_a_drawn_hand_scores_nothing_under_every_tariff(scoring: str) -> None:
     assert match.winner().tolist() == [-1]  # level
 
 
+def test_a_match_that_is_over_takes_no_more_hands() -> None:
+    rules = Rules(n_players=6, scoring="fixed_deals", target=1)
+    state = deal_one(rules, scripted_hands(SCRIPT6), dealer=5)
+    play_rows(state, SCRIPT6)
+    results = core.hand_results(state)
+    match = MatchState.start(np.array([5]))
+    match.record(rules, results)
+    assert match.over.tolist() == [True]
+    with pytest.raises(ValueError, match=r"the match of game\(s\) \[0\] is already over; start a new MatchState"):
+        match.record(rules, results)
+    with pytest.raises(ValueError, match="record needs one hand result per game: 2, got 1"):
+        MatchState.start(np.array([5, 5])).record(rules, results)
+    assert match.deals.tolist() == [1]
+
+
 @pytest.mark.parametrize("rotation", ROTATIONS)
 def test_eight_player_drawn_hand(rotation: str, recorder: Recorder) -> None:
     rules = Rules(n_players=8, rotation=rotation)
