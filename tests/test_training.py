@@ -369,7 +369,7 @@ def test_overwrite_deletes_only_the_old_runs_files(tmp_path: Path) -> None:
     # --overwrite deletes only once every other setting is good: a mistyped agent keeps the run.
     kept = sorted(out.iterdir())
     for change, option in [({"teacher": "hrad"}, "--teacher"), ({"pool_bots": ("easy", "hrad")}, "--pool-bots")]:
-        with pytest.raises(ValueError, match=rf"{option} \(Args\.\w+\): unknown agent 'hrad'"):
+        with pytest.raises(ValueError, match=rf"{option} \(Args\.\w+\) takes agent names \(random, .*\), got 'hrad'"):
             train(tiny_args(out, **change), overwrite=True)
         assert sorted(out.iterdir()) == kept and load_checkpoint(out / "checkpoint.pt")["counters"]["iteration"] == 1
     (tmp_path / "file").write_text("")
@@ -1171,7 +1171,8 @@ def test_a_resume_refuses_another_out_folder(tmp_path: Path, capsys: pytest.Capt
     [
         ({"device": "bogus"}, r"--device \(Args.device\) 'bogus': not a torch device"),
         ({"device": "cuda"}, "'cuda': CUDA is not available here; use --device cpu"),
-        ({"eval_opponents": ("random", "bogus")}, r"--eval-opponents .*unknown agent 'bogus'"),
+        ({"eval_opponents": ("random", "bogus")}, r"--eval-opponents .*takes agent names .* got 'bogus'"),
+        ({"eval_opponents": ("runs/standard",)}, r"--eval-opponents .*takes agent names \(random, easy, .*trained\)"),
     ],
 )
 def test_a_bad_device_or_opponent_fails_before_any_training(

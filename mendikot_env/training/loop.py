@@ -523,17 +523,24 @@ def make_pool_bots_and_teacher(args: Args, rules: Rules) -> tuple[list[Agent], A
     """The rule-based (or trained) agents of the pool, seeded ``seed``, ``seed + 1``, ..., and
     the warm start's teacher (None without a warm start); an unknown name is a ValueError
     naming its option, raised before the run folder is touched."""
-    from agents import make
-
-    def made(option: str, name: str, seed: int | None) -> Agent:
-        try:
-            return make(name, rules, seed=seed)
-        except ValueError as error:  # it lists the known agents
-            raise ValueError(f"{option}: {error}") from None
-
     *pool, teacher = bot_seeds(args.pool_bots, args.seed, args.teacher, args.advisor, args.imitate_iterations)
-    bots = [made("--pool-bots (Args.pool_bots)", name, seed) for name, seed in pool]
-    return bots, None if teacher is None else made("--teacher (Args.teacher)", *teacher)
+    bots = [named_agent("--pool-bots (Args.pool_bots)", name, rules, seed) for name, seed in pool]
+    return bots, None if teacher is None else named_agent("--teacher (Args.teacher)", teacher[0], rules, teacher[1])
+
+
+def named_agent(option: str, name: str, rules: Rules, seed: int | None = None) -> Agent:
+    """``agents.make(name, rules, seed)`` for a training option, which takes agent names
+    only (not the run folders and files that ``agents.load`` takes): an error names the
+    option and the names it takes."""
+    from agents import make
+    from agents.registry import AGENT_NAMES
+
+    if name not in AGENT_NAMES:
+        raise ValueError(f"{option} takes agent names ({', '.join(AGENT_NAMES)}), got {name!r}")
+    try:
+        return make(name, rules, seed=seed)
+    except ValueError as error:  # e.g. no shipped network for these rules
+        raise ValueError(f"{option}: {error}") from None
 
 
 def bot_seeds(
@@ -550,13 +557,8 @@ def bot_seeds(
 def check_eval_opponents(args: Args, rules: Rules) -> None:
     """Make each evaluation opponent once: the first evaluation may come only after the whole
     budget, and an unknown name must fail before the training, not after it."""
-    from agents import make
-
     for name in args.eval_opponents:
-        try:
-            make(name, rules)
-        except ValueError as error:  # it lists the known agents
-            raise ValueError(f"--eval-opponents (Args.eval_opponents): {error}") from None
+        named_agent("--eval-opponents (Args.eval_opponents)", name, rules)
 
 
 def resume_state(path: Path, rules: Rules, args: Args) -> tuple[dict[str, Any], Args]:
