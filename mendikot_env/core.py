@@ -957,13 +957,16 @@ def hand_results(state: State) -> HandResults:
     )
 
 
-def random_legal_actions(bits: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def random_legal_actions(bits: np.ndarray, rng: np.random.Generator | int) -> np.ndarray:
     """(B,) a uniformly random legal action per game from 53-bit sets (-1 if none).
 
     Draws k uniform in [0, count) and takes the k-th legal action. Small batches find it in
     the unpacked (B, 53) flags (few numpy calls); from 256 games on, by halving the set six
     times (a count of the low half says which half holds it), which unpacks nothing.
+    ``rng`` is a Generator or a seed, as in :func:`new_hands`.
     """
+    if not isinstance(rng, np.random.Generator):
+        rng = make_rng(rng, "rng")
     count = popcount(bits)
     pick = (rng.random(bits.shape[0]) * count).astype(np.uint8)
     if bits.shape[0] < 256:

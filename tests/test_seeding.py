@@ -220,6 +220,7 @@ def test_every_entry_point_refuses_a_bad_seed_naming_it(seed: object) -> None:
         "seed": lambda: MendikotGymEnv().reset(seed=seed),
         "seed ": lambda: MendikotVectorEnv(2).reset(seed=seed),
         "rng": lambda: core.new_hands(Rules(), 2, rng=seed),
+        "rng ": lambda: core.random_legal_actions(core.legal_bits(core.new_hands(Rules(), 2, 0)), seed),
         "seed  ": lambda: agents.make("random", Rules(), seed=seed),
         "seed   ": lambda: agents.make("hard", Rules(), seed=seed),
     }
@@ -240,6 +241,8 @@ def test_seeds_in_range_pass_and_derived_seeds_stay_in_range() -> None:
     assert check_seed(np.int64(7)) == 7 and type(check_seed(np.int64(7))) is int and check_seed(None) is None
     generator = np.random.default_rng(3)
     assert make_rng(generator) is generator
+    bits = core.legal_bits(core.new_hands(Rules(), 4, 0))
+    assert np.array_equal(core.random_legal_actions(bits, 5), core.random_legal_actions(bits, make_rng(5)))
     assert make_rng(SEED_MAX).integers(1 << 30) == np.random.default_rng(SEED_MAX).integers(1 << 30)
     assert derived_seed(SEED_MAX * 2 + 1) == SEED_MAX and derived_seed(5) == 5
     env = MendikotGymEnv(others=agents.make("hard", Rules()))
