@@ -7,11 +7,12 @@ state: everything it may know is in the observation (see ``mendikot_env.observat
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from mendikot_env.cards import NUM_ACTIONS
+from mendikot_env.rules import Rules, resolve_rules
 from mendikot_env.seeding import make_rng
 
 
@@ -45,14 +46,16 @@ def seed_agent(agent: object, seed: int | None) -> None:
         method(seed)
 
 
-def check_plays(agent: object, rules: object, role: str = "agent") -> None:
+def check_plays(agent: object, rules: Rules | str | dict[str, Any], role: str = "agent") -> None:
     """Refuse an agent built for rules whose hands play otherwise than ``rules`` (a different
     observation, or a different game): it would fail at its first act, or quietly play the
-    wrong game. Agents without ``rules`` (random) play any.
+    wrong game. Agents without ``rules`` (random) play any. ``rules`` may be a preset name
+    or a dict of fields, as ``env()`` takes them.
 
     Raises:
         ValueError: naming the agent, both rule sets and the fields that differ.
     """
+    rules = resolve_rules(rules)
     own = getattr(agent, "rules", None)
     differences = own.hand_differences(rules) if hasattr(own, "hand_differences") else []
     if differences:
@@ -64,7 +67,7 @@ def check_plays(agent: object, rules: object, role: str = "agent") -> None:
 
 
 def check_batch(
-    observations: np.ndarray, masks: np.ndarray, size: int, n_players: int
+    observations: np.ndarray, masks: np.ndarray, size: int | None, n_players: int | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """``observations`` as float32 and ``masks`` as bool, refused unless they are (B, size)
     and (B, 53) with a legal action in every row: a network would otherwise fail inside
@@ -72,7 +75,8 @@ def check_batch(
     all-illegal row is action 0). Vectorised, as ``act`` runs at batch sizes of hundreds.
 
     Args:
-        size: the observation width of the agent's rules (``observation_layout(rules).size``).
+        size: the observation width of the agent's rules (``observation_layout(rules).size``),
+            or None for an agent that reads no observation (random: any width will do).
         n_players: their player count, named in the error (the width depends on it alone).
 
     Raises:
@@ -80,11 +84,12 @@ def check_batch(
     """
     obs = np.asarray(observations, dtype=np.float32)
     legal = np.asarray(masks) != 0
-    if obs.ndim != 2 or obs.shape[1] != size or legal.shape != (obs.shape[0], NUM_ACTIONS):
-        raise ValueError(
-            f"act needs (B, {size}) observations (the width for {n_players} players) and (B, {NUM_ACTIONS}) masks, "
-            f"got {obs.shape} and {legal.shape}"
+    width = obs.shape[-1] if size is None else size
+    if obs.ndim != 2 or obs.shape[1] != width or legal.shape != (obs.shape[0], NUM_ACTIONS):
+        needed = (
+            "(B, D) observations" if size is None else f"(B, {size}) observations (the width for {n_players} players)"
         )
+        raise ValueError(f"act needs {needed} and (B, {NUM_ACTIONS}) masks, got {obs.shape} and {legal.shape}")
     check_legal_rows(legal)
     return obs, legal
 
@@ -117,7 +122,10 @@ class RandomAgent:
         self.name = name
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        return masked_uniform(masks, self.rng)
+        """(B,) uniformly random legal actions; the observations are read for their shape only
+        (any rule set's width), so a batch the other agents refuse is refused here too."""
+        _, legal = check_batch(observations, masks, None, None)
+        return masked_uniform(legal, self.rng)
 
     def seed(self, seed: int | None) -> None:
         """Restart the generator (wrappers call this on ``reset(seed=...)``)."""

@@ -35,13 +35,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import cache
 from math import lgamma
+from typing import Any
 
 import numpy as np
 
 from mendikot_env import core
 from mendikot_env.cards import ASK_ACTION, NUM_ACTIONS, NUM_CARDS, NUM_RANKS, TEN_RANK
 from mendikot_env.observation import observation_layout
-from mendikot_env.rules import Rules
+from mendikot_env.rules import Rules, resolve_rules
 from mendikot_env.seeding import make_rng
 
 from .base import check_batch
@@ -152,7 +153,8 @@ class RuleBasedAgent:
     """A heuristic club player (``easy``, ``medium`` or ``hard``) that acts on whole batches.
 
     Args:
-        rules: the rule set (fixes the observation layout).
+        rules: the rule set (fixes the observation layout): a ``Rules``, a preset name or a
+            dict of fields, as ``env()`` and :func:`agents.make` take them.
         level: ``"easy"``, ``"medium"`` or ``"hard"``.
         seed: seeds a tiny random jitter that breaks ties between equally good cards; with
             ``seed=None`` ties go to the lowest card id, so play is a pure function of the
@@ -172,7 +174,7 @@ class RuleBasedAgent:
 
     def __init__(
         self,
-        rules: Rules,
+        rules: Rules | str | dict[str, Any],
         level: str = "hard",
         seed: int | None = None,
         name: str | None = None,
@@ -180,6 +182,7 @@ class RuleBasedAgent:
     ) -> None:
         if level not in LEVEL_SPECS:
             raise ValueError(f"unknown level {level!r}; choose one of {list(LEVELS)}")
+        rules = resolve_rules(rules)
         self.rules = rules
         self.level = level
         if spec is None:

@@ -23,7 +23,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,12 +31,15 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import check_plays
+
 from . import core
 from .arena import Z95, ArenaResult, duplicate_arena, play_hands
 from .cards import unpack_sets
 from .observation import ObservationEncoder
-from .rules import Rules
+from .rules import Rules, resolve_rules
 from .seeding import derived_seed, make_rng
+from .training.metrics import read_rows
 
 CHUNK = 2048  # hands played at once (bounds the memory of observations and bots)
 
@@ -46,9 +48,20 @@ CHUNK = 2048  # hands played at once (bounds the memory of observations and bots
 
 def wilson(successes: Any, n: Any, z: float = Z95) -> tuple[Any, Any, Any]:
     """Share and its Wilson 95% interval (sound near 0 and 1, unlike the normal one).
-    Takes numbers or arrays (element-wise)."""
+    Takes numbers or arrays (element-wise).
+
+    Raises:
+        ValueError: a count of successes below 0 or above its trials (the share would not
+            be a share: nan with RuntimeWarnings, or an interval outside [0, 1]).
+    """
     k = np.asarray(successes, dtype=np.float64)
-    m = np.maximum(np.asarray(n, dtype=np.float64), 1e-300)
+    trials = np.asarray(n, dtype=np.float64)
+    bad = ~((k >= 0) & (k <= trials))  # ~: nan counts are refused too
+    if bad.any():
+        where = np.flatnonzero(np.broadcast_to(bad, np.broadcast_shapes(k.shape, trials.shape)))[0]
+        k_bad, n_bad = np.broadcast_to(k, bad.shape).flat[where], np.broadcast_to(trials, bad.shape).flat[where]
+        raise ValueError(f"wilson needs 0 <= successes <= n, got successes={k_bad:g} of n={n_bad:g}")
+    m = np.maximum(trials, 1e-300)
     p = k / m
     centre = (p + z * z / (2 * m)) / (1 + z * z / m)
     half = z * np.sqrt(p * (1 - p) / m + z * z / (4 * m * m)) / (1 + z * z / m)
@@ -69,8 +82,18 @@ def mean_interval(values: np.ndarray, z: float = Z95) -> tuple[float, float, flo
 
 
 def paired_difference(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
-    """Mean of ``x - y`` over the same deals, with its 95% interval: the cards cancel."""
-    return mean_interval(np.asarray(x, np.float64) - np.asarray(y, np.float64))
+    """Mean of ``x - y`` over the same deals, with its 95% interval: the cards cancel.
+
+    Raises:
+        ValueError: ``x`` and ``y`` of different shapes (numpy would broadcast one value
+            against all the other's deals, which pairs nothing).
+    """
+    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
+    if x.shape != y.shape:
+        raise ValueError(
+            f"paired_difference needs x and y for the same deals (equal shapes), got {x.shape} and {y.shape}"
+        )
+    return mean_interval(x - y)
 
 
 # ------------------------------------------------------------------------- hands in bulk
@@ -88,9 +111,11 @@ def deal_cards(state: core.State) -> np.ndarray:
     return np.nonzero(flags)[2].reshape(B, n, -1)
 
 
-def redeal(state: core.State, rules: Rules, seed: int = 0) -> core.State:
+def redeal(state: core.State, rules: Rules | str | dict[str, Any], seed: int = 0) -> core.State:
     """The same cards and dealers as ``state``, as new hands under other ``rules`` (same
-    number of players). An open draw's card comes from ``seed``."""
+    number of players; a preset name or a dict of fields will do). An open draw's card
+    comes from ``seed``."""
+    rules = resolve_rules(rules)
     if rules.n_players != state.rules.n_players:
         raise ValueError(f"redeal keeps the seats: {state.rules.n_players} players, not {rules.n_players}")
     return core.new_hands(rules, state.batch_size, make_rng(seed), deals=deal_cards(state), dealers=state.dealer)
@@ -159,8 +184,15 @@ def play_deals(
         by_first_team: ``agent`` plays the first player's team (the hider's, in band
             hukum) and ``other`` the other team, whichever seats they are.
         chunk: hands played at once.
+
+    Raises:
+        ValueError: an agent built for rules that play these hands otherwise (as the arena
+            refuses it: it would fail, or quietly play the wrong game).
     """
     rules = state.rules
+    check_plays(agent, rules, "agent")
+    if other is not None:
+        check_plays(other, rules, "other")
     encoder = ObservationEncoder(rules)
     agents = [agent] if other is None else [agent, other]
     if other is None:
@@ -307,12 +339,18 @@ class Outcomes:
 
     def interval(self, metric: str, side: int = 0) -> tuple[float, float, float]:
         """Mean over deal pairs of a metric for A (side 0) or B (side 1), with its 95% interval."""
-        return mean_interval(self.metrics[metric][:, side])
+        return mean_interval(self._metric(metric)[:, side])
 
     def difference(self, metric: str) -> tuple[float, float, float]:
         """A minus B on the same deals, with its 95% interval."""
-        m = self.metrics[metric]
+        m = self._metric(metric)
         return paired_difference(m[:, 0], m[:, 1])
+
+    def _metric(self, metric: str) -> np.ndarray:
+        """(pairs, 2) values of ``metric``, or a ValueError listing the metrics there are."""
+        if metric not in self.metrics:
+            raise ValueError(f"unknown metric {metric!r}; choose one of {list(self.metrics)}")
+        return self.metrics[metric]
 
 
 def duplicate_outcomes(rules: Rules, agent_a: Any, agent_b: Any, deals: int, seed: int = 0) -> Outcomes:
@@ -373,17 +411,31 @@ class LearningCurve:
 
 
 def learning_curve(run: str | Path) -> LearningCurve:
-    """Read a run folder's metrics: duplicate evaluations and the win rate against the pool."""
-    rows = [json.loads(line) for line in (Path(run) / "metrics.jsonl").read_text().splitlines() if line.strip()]
-    evals = [r for r in rows if any(k.startswith("eval/win_rate_vs_") for k in r)]
+    """Read a run folder's metrics: duplicate evaluations and the win rate against the pool.
+
+    A last line cut short (a run killed while writing it) is dropped, as a resume drops it.
+
+    Raises:
+        FileNotFoundError: no metrics.jsonl in ``run``.
+        ValueError: naming the file and line of a line that is not a metrics row, or of a
+            row without a key the curve needs.
+    """
+    path = Path(run) / "metrics.jsonl"
+    lines = path.read_text().splitlines()  # FileNotFoundError: read_rows would give no rows
+    # read_rows skips blank lines (and a torn last one): its rows are the non-blank lines in order.
+    numbered = list(zip(_row_lines(lines), read_rows(path, torn_end_ok=True), strict=False))
+    evals = [r for r in (row for _, row in numbered) if any(k.startswith("eval/win_rate_vs_") for k in r)]
+    names = sorted({k.removeprefix("eval/win_rate_vs_") for r in evals for k in r if k.startswith("eval/win_rate_vs_")})
+    needed = ["samples", "seconds"] + [f"eval/{m}_vs_{n}" for n in names for m in ("win_rate", "ci_low", "ci_high")]
+    _check_keys(path, numbered, "eval/win_rate_vs_", needed, "an evaluation row")
+    _check_keys(path, numbered, "charts/win_rate_vs_pool", ["iteration"], "a training row")
+    train_rows = [row for _, row in numbered if "charts/win_rate_vs_pool" in row]
     # The run evaluates once more at its end: drop an evaluation repeated at the same point.
     evals = [r for i, r in enumerate(evals) if i + 1 == len(evals) or evals[i + 1]["samples"] != r["samples"]]
-    names = sorted({k.removeprefix("eval/win_rate_vs_") for r in evals for k in r if k.startswith("eval/win_rate_vs_")})
     rates = {
         n: np.array([[r[f"eval/win_rate_vs_{n}"], r[f"eval/ci_low_vs_{n}"], r[f"eval/ci_high_vs_{n}"]] for r in evals])
         for n in names
     }
-    train_rows = [r for r in rows if "charts/win_rate_vs_pool" in r]
     return LearningCurve(
         minutes=np.array([r["seconds"] / 60 for r in evals]),
         samples=np.array([r["samples"] for r in evals]),
@@ -391,6 +443,24 @@ def learning_curve(run: str | Path) -> LearningCurve:
         iterations=np.array([r["iteration"] for r in train_rows]),
         pool_win_rate=np.array([r["charts/win_rate_vs_pool"] for r in train_rows]),
     )
+
+
+def _row_lines(lines: list[str]) -> list[int]:
+    """1-based numbers of the non-blank lines: the lines ``read_rows`` parsed, in order."""
+    return [number for number, line in enumerate(lines, start=1) if line.strip()]
+
+
+def _check_keys(
+    path: Path, numbered: list[tuple[int, dict[str, Any]]], marker: str, keys: list[str], what: str
+) -> None:
+    """Refuse a row with a key starting with ``marker`` but without one of ``keys``: a bare
+    KeyError later would name neither the file nor the line."""
+    for number, row in numbered:
+        missing = [k for k in keys if k not in row]
+        if missing and any(k.startswith(marker) for k in row):
+            raise ValueError(
+                f"{path} line {number}: {what} needs {missing} (it has {sorted(row)}); repair or delete it"
+            )
 
 
 # ---------------------------------------------------------------------------- tables

@@ -16,6 +16,7 @@ tests check this by changing hidden cards and comparing observations.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +34,7 @@ from .core import (
     trick_outlook,
     trick_outlook_one,
 )
-from .rules import Rules
+from .rules import Rules, resolve_rules
 
 _WORD = (1 << 64) - 1  # one uint64 word of a Python int
 
@@ -88,11 +89,13 @@ class Layout:
         return "\n".join(rows)
 
 
-def observation_layout(rules: Rules) -> Layout:
+def observation_layout(rules: Rules | str | dict[str, Any]) -> Layout:
     """The observation pieces for a rule set (n seats, T tricks), in order.
 
-    Size = 52 * (7 + 2n) + 10n + T + 31 (864 for four players).
+    Size = 52 * (7 + 2n) + 10n + T + 31 (864 for four players). ``rules`` may also be a
+    preset name or a dict of fields, as ``env()`` takes them.
     """
+    rules = resolve_rules(rules)
     n, t = rules.n_players, rules.n_tricks
     return Layout(
         [
@@ -138,7 +141,9 @@ class ObservationEncoder:
         (4, 864)
     """
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: Rules | str | dict[str, Any]) -> None:
+        """``rules``: a ``Rules``, a preset name or a dict of fields (as ``env()`` takes them)."""
+        rules = resolve_rules(rules)
         self.rules = rules
         self.layout = observation_layout(rules)
         n = rules.n_players
@@ -203,7 +208,7 @@ class ObservationEncoder:
             seats: (B,) observing seat per game (absolute seat numbers). NO_SEAT (-1), which
                 ``state.current`` holds for a finished game, reads as seat 0, so
                 ``encode(state, state.current)`` works on a batch with finished games.
-            match_score: optional (B, 2) match points per absolute team.
+            match_score: optional (B, 2) match points per absolute team (team 0, team 1).
             out: optional (B, D) float32 array to write into (saves an allocation).
             legal: optional ``core.legal_bits(state)`` if the caller has it already.
         """
@@ -215,7 +220,13 @@ class ObservationEncoder:
                 f"this encoder is for {rules}, not for the state's {state.rules} "
                 f"({'; '.join(differences)}): make ObservationEncoder(state.rules)"
             )
-        seats = np.asarray(seats, dtype=np.int64)
+        given = seats
+        seats = np.asarray(seats)
+        if seats.dtype.kind not in "iu" and (seats.size or seats.dtype.kind not in "f"):  # [] reads as float64
+            # Refused, not cast: astype would truncate 1.9 to seat 1, and True or "0" are no seats.
+            shown = given.tolist() if isinstance(given, np.ndarray) else given
+            raise ValueError(f"seats must be integers 0..{n - 1} (or {NO_SEAT} for a finished game), got {shown!r}")
+        seats = seats.astype(np.int64, copy=False)
         if seats.size != B:
             raise ValueError(f"seats needs one observing seat per game: {B}, got shape {seats.shape}")
         seats = seats.reshape(B)
@@ -313,7 +324,12 @@ class ObservationEncoder:
         if match_score is None:
             return
         target = self.rules.target
-        score = np.asarray(match_score, dtype=np.float32).reshape(-1)
+        score = np.asarray(match_score, dtype=np.float32)
+        if score.shape != (out.shape[0], 2):  # a (2, B) one would read fine but wrongly
+            raise ValueError(
+                f"match_score must be ({out.shape[0]}, 2): the points of team 0 and 1 per game, got shape {score.shape}"
+            )
+        score = score.reshape(-1)
         # Capped at the target: a tiered last hand can overshoot it, the space is [0, 1].
         out[:, slice(*self._offsets["match_score"])] = np.minimum(score[mine_first], target) * (1.0 / target)
 

@@ -46,6 +46,7 @@ from .cards import (
     popcount,
     set_to_cards,
 )
+from .render import check_view
 from .rules import Rules
 
 # ---------------------------------------------------------------------------- the scene
@@ -256,9 +257,13 @@ def table_scene(
         trick_winner: the seat to outline as winning ``trick``.
         caption: the line at the foot; by default who is to act, or the result.
         show_legal: raise the legal cards of the seat to act (when its hand is face up).
+
+    Raises:
+        ValueError: a seat off the table, or names or a match score of the wrong length.
     """
     rules = state.rules
     n = rules.n_players
+    check_view(n, seat, names, match_score)
     width, height = _size(n)
     scene = Scene(width, height)
     scene.add(
@@ -615,8 +620,14 @@ class TableView(SvgImage):
 
     @classmethod
     def from_env(cls, env: Any, **options: Any) -> TableView:
-        """The table of a PettingZoo env (wrapped or raw), from its ``render_seat`` view."""
+        """The table of a PettingZoo env (wrapped or raw), from its ``render_seat`` view.
+
+        Raises:
+            ValueError: the env has no game yet (call ``env.reset()`` first).
+        """
         raw = env.unwrapped
+        if getattr(raw, "game", None) is None:
+            raise ValueError("the env has no game to show yet: call env.reset() first")
         match = getattr(raw, "match", None)
         options.setdefault("seat", raw.render_seat)
         if match is not None:
@@ -658,6 +669,7 @@ class RecordViewer:
 
     Raises:
         mendikot_env.records.RecordError: the record does not replay.
+        ValueError: a seat off the table, or names of the wrong length.
     """
 
     _ids = itertools.count()
@@ -677,6 +689,7 @@ class RecordViewer:
         replay_record(data)  # raises RecordError naming the first bad entry
         self.record = data
         self.rules = Rules.from_dict(data["rules"])
+        check_view(self.rules.n_players, seat, names, None)  # here, not at the first picture
         self.seat = seat
         players = data.get("players")
         if names is None and players:
@@ -734,7 +747,14 @@ class RecordViewer:
         return len(self.frames)
 
     def scene(self, k: int) -> Scene:
-        """The scene of frame ``k`` (with ``by="trick"``: after trick k; 0 is the deal)."""
+        """The scene of frame ``k`` (with ``by="trick"``: after trick k; 0 is the deal).
+
+        Raises:
+            ValueError: ``k`` is not a frame (0..len - 1; -len..-1 count from the end).
+        """
+        count = len(self.frames)
+        if isinstance(k, bool) or not isinstance(k, int | np.integer) or not -count <= k < count:
+            raise ValueError(f"frame k must be an integer 0..{count - 1} (or -{count}..-1 from the end), got {k!r}")
         f = self.frames[k]
         return table_scene(
             f.state, 0, seat=self.seat, names=self.names, trick=f.trick, trick_winner=f.trick_winner, caption=f.caption
@@ -753,7 +773,15 @@ class RecordViewer:
         return scene_image(self.scene(k), scale)
 
     def filmstrip(self, columns: int = 4, scale: float = 0.25) -> SvgImage:
-        """Every frame, small, in one SVG grid (reads on viewers that run no JavaScript)."""
+        """Every frame, small, in one SVG grid (reads on viewers that run no JavaScript).
+
+        Raises:
+            ValueError: ``columns`` not a positive integer, or ``scale`` not positive.
+        """
+        if isinstance(columns, bool) or not isinstance(columns, int | np.integer) or columns < 1:
+            raise ValueError(f"columns must be an integer 1 or more, got {columns!r}")
+        if not scale > 0:
+            raise ValueError(f"scale must be a number above 0, got {scale!r}")
         first = self.scene(0)
         w, h = first.width * scale, first.height * scale
         rows = math.ceil(len(self) / columns)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from numbers import Integral
 
 from .cards import SUIT_NAMES, SUIT_SYMBOLS, card_str, hand_str, set_to_cards
 from .core import OVER, State, team_counts
@@ -11,6 +12,25 @@ from .core import OVER, State, team_counts
 def seat_label(seat: int, names: Sequence[str] | None = None) -> str:
     """Display name of a seat (``player_k`` unless names are given)."""
     return names[seat] if names is not None else f"player_{seat}"
+
+
+def check_view(
+    n_players: int, seat: int | None, names: Sequence[str] | None, match_score: Sequence[int] | None
+) -> None:
+    """Refuse view options that do not fit the table: short names or a short match score
+    would fail deep in the drawing with an IndexError, and a seat off the table would
+    quietly hide every hand.
+
+    Raises:
+        ValueError: naming the option, the value given and what the table needs.
+    """
+    n = n_players
+    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, Integral) or not 0 <= seat < n):
+        raise ValueError(f"seat must be None (every hand) or a seat 0..{n - 1}, got {seat!r}")
+    if names is not None and len(names) != n:
+        raise ValueError(f"names needs one name per seat ({n}), got {len(names)}: {list(names)!r}")
+    if match_score is not None and len(match_score) != 2:
+        raise ValueError(f"match_score needs the points of team 0 and team 1 (2 numbers), got {match_score!r}")
 
 
 def trump_text(state: State, game: int = 0, names: Sequence[str] | None = None, symbols: bool = True) -> str:
@@ -48,9 +68,13 @@ def render_text(
         names: display names of the seats.
         match_score: optional points of team 0 and team 1.
         symbols: suits as symbols (♠); False gives letters (S) for terminals without them.
+
+    Raises:
+        ValueError: a seat off the table, or names or a match score of the wrong length.
     """
     rules = state.rules
     n = rules.n_players
+    check_view(n, seat, names, match_score)
     trick_no = int(state.trick_no[game])
     over = int(state.phase[game]) == OVER
     current = int(state.current[game])

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import AGENT_NAMES, Agent, RandomAgent, RuleBasedAgent, load, make, register_checkpoint_loader
+from agents import AGENT_NAMES, Agent, RandomAgent, RuleBasedAgent, check_plays, load, make, register_checkpoint_loader
 from agents.registry import CHECKPOINT_LOADERS, SHIPPED_AGENTS
 from mendikot_env import ObservationEncoder, Rules, core
 from mendikot_env.arena import ActionLog, AgentError, play_hands
@@ -112,6 +112,43 @@ def test_agents_follow_the_protocol_and_validate_input() -> None:
     assert agent.act(np.zeros((0, ObservationEncoder(rules).size), np.float32), np.zeros((0, 53), bool)).shape == (0,)
     with pytest.raises(ValueError, match="unknown level"):
         RuleBasedAgent(rules, "expert")
+
+
+def test_rule_based_agent_and_check_plays_take_a_preset_name() -> None:
+    # Both read rules.n_players (and so on) and failed with an AttributeError on a name.
+    band = Rules.preset("band")
+    assert RuleBasedAgent("band", "hard").rules == band
+    assert RuleBasedAgent({"trump": "band"}, "easy").rules == band
+    state = core.new_hands(band, 8, rng=0)
+    obs = ObservationEncoder(band).encode(state, state.current)
+    masks = core.legal_action_mask(state)
+    assert np.array_equal(RuleBasedAgent("band", "hard").act(obs, masks), RuleBasedAgent(band, "hard").act(obs, masks))
+    check_plays(make("hard", band), "band")
+    check_plays(make("hard", band), {"trump": "band"})
+    with pytest.raises(ValueError, match=r"'hard' was built for .*trump: 'cut' vs 'band'"):
+        check_plays(make("hard", Rules()), "band")
+    with pytest.raises(ValueError, match="unknown rules preset"):
+        RuleBasedAgent("bnad", "hard")
+
+
+def test_random_agent_checks_its_batch_as_the_others_do() -> None:
+    agent, size = RandomAgent(0), ObservationEncoder(Rules()).size
+    ones = np.ones(53, bool)
+    bad = [
+        (np.zeros(size), ones),  # unbatched: was a numpy AxisError
+        (np.zeros((1, size)), ones[None].repeat(2, axis=0)),  # two mask rows for one observation
+        (np.zeros(size), ones[None]),  # a (1, 53) mask for an unbatched observation
+        (np.zeros((1, size)), np.ones((1, 52), bool)),
+    ]
+    for obs, masks in bad:
+        with pytest.raises(ValueError, match=r"act needs \(B, D\) observations and \(B, 53\) masks, got"):
+            agent.act(obs, masks)
+    with pytest.raises(ValueError, match="no legal action"):
+        agent.act(np.zeros((1, size)), np.zeros((1, 53), bool))
+    # Any rule set's width: random plays six and eight players too.
+    wide = np.zeros((3, ObservationEncoder(Rules(n_players=8)).size), np.float32)
+    assert agent.act(wide, np.ones((3, 53), bool)).shape == (3,)
+    assert agent.act(np.zeros((0, size)), np.zeros((0, 53), bool)).shape == (0,)
 
 
 def agent_of_kind(kind: str, rules: Rules) -> Agent:

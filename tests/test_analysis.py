@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -43,6 +44,15 @@ def test_wilson_interval() -> None:
     assert p.shape == lo.shape == hi.shape == (3,) and (lo <= p + 1e-12).all() and (p <= hi + 1e-12).all()
 
 
+@pytest.mark.filterwarnings("error")  # the old nan came with RuntimeWarnings
+@pytest.mark.parametrize(
+    ("successes", "n", "shown"), [(5, 3, "5 of n=3"), (-1, 10, "-1 of n=10"), ([3, 11], 10, "11 of n=10")]
+)
+def test_wilson_refuses_counts_outside_0_to_n(successes, n, shown) -> None:
+    with pytest.raises(ValueError, match=f"wilson needs 0 <= successes <= n, got successes={shown}"):
+        wilson(successes, n)
+
+
 def test_mean_interval_and_paired_difference() -> None:
     rng = np.random.default_rng(0)
     x = rng.normal(1.0, 2.0, 10_000)
@@ -52,6 +62,13 @@ def test_mean_interval_and_paired_difference() -> None:
     d, dlo, dhi = paired_difference(x, y)
     assert dlo < 0.5 < dhi and dhi - dlo < 0.01
     assert pct((0.5, 0.4, 0.6)) == "50.0% [40.0, 60.0]" and num((1, 0.5, 1.5), 1) == "1.0 [0.5, 1.5]"
+
+
+def test_paired_difference_needs_the_same_deals() -> None:
+    # [1, 0, 1] - [0] broadcast to a difference over three "pairs".
+    for x, y in (([1, 0, 1], [0]), ([1, 0], [1, 0, 1]), (np.zeros((2, 2)), np.zeros(4))):
+        with pytest.raises(ValueError, match=r"paired_difference needs x and y for the same deals .*got \("):
+            paired_difference(x, y)
 
 
 # ------------------------------------------------------------------------- hands in bulk
@@ -66,6 +83,21 @@ def test_redeal_keeps_cards_and_dealers() -> None:
         assert np.array_equal(other.dealer, state.dealer)
     with pytest.raises(ValueError, match="players"):
         redeal(state, Rules(n_players=6))
+    # A preset name or a dict, as env() takes them (both failed on rules.n_players).
+    assert redeal(state, "open").rules == Rules.preset("open")
+    assert redeal(state, {"trump": "open"}).rules == Rules.preset("open")
+    with pytest.raises(ValueError, match="players"):
+        redeal(state, {"n_players": 6})
+
+
+def test_play_deals_refuses_an_agent_built_for_other_rules() -> None:
+    # A bot made for cut trump quietly played band hukum hands; the arena refuses it.
+    state = deal(BAND, 4)
+    with pytest.raises(ValueError, match=r"agent 'hard' was built for .*trump: 'cut' vs 'band'"):
+        play_deals(state, make("hard", Rules()))
+    with pytest.raises(ValueError, match=r"other 'easy' was built for .*trump: 'cut' vs 'band'"):
+        play_deals(state, make("hard", BAND), make("easy", Rules()))
+    assert play_deals(state, make("hard", BAND), make("random", Rules(), seed=0)).hands == 4  # random plays any
 
 
 def test_play_deals_facts_are_consistent() -> None:
@@ -130,6 +162,9 @@ def test_duplicate_outcomes_agree_with_the_arena() -> None:
     assert out.metrics["suffered mendikot"][:, 0].sum() == out.metrics["mendikot"][:, 1].sum()
     d, lo, hi = out.difference("tens")
     assert lo <= d <= hi
+    for ask in (out.interval, out.difference):  # a bare KeyError named no metric there is
+        with pytest.raises(ValueError, match=r"unknown metric 'wins'; choose one of \['won', 'tens', 'tricks'"):
+            ask("wins")
 
 
 def test_learning_curve_reads_metrics(tmp_path) -> None:
@@ -147,6 +182,42 @@ def test_learning_curve_reads_metrics(tmp_path) -> None:
     assert curve.samples.tolist() == [10, 20] and curve.minutes[0] == 1.0 and curve.minutes[1] > 2.0
     assert curve.rates["hard"].tolist() == [[0.3, 0.2, 0.4], [0.35, 0.25, 0.45]]
     assert curve.pool_win_rate.tolist() == [0.4, 0.5]
+
+
+def write_metrics(tmp_path, lines: list[str]):
+    path = tmp_path / "metrics.jsonl"
+    path.write_text("".join(line + "\n" for line in lines))
+    return path
+
+
+EVAL_ROW = {
+    "iteration": 1, "samples": 10, "seconds": 60.0,
+    "eval/win_rate_vs_hard": 0.3, "eval/ci_low_vs_hard": 0.2, "eval/ci_high_vs_hard": 0.4,
+}  # fmt: skip
+
+
+def test_learning_curve_skips_a_torn_last_line(tmp_path) -> None:
+    # A run killed while writing leaves half a line: it was a bare JSONDecodeError.
+    write_metrics(tmp_path, [json.dumps(EVAL_ROW), "", json.dumps({**EVAL_ROW, "samples": 20})[:25]])
+    curve = learning_curve(tmp_path)
+    assert curve.samples.tolist() == [10]
+
+
+def test_learning_curve_names_the_file_and_line_of_a_bad_row(tmp_path) -> None:
+    path = write_metrics(tmp_path, [json.dumps(EVAL_ROW), "{not json", json.dumps(EVAL_ROW)])
+    with pytest.raises(ValueError, match=rf"{re.escape(str(path))} line 2 is not a metrics row"):
+        learning_curve(tmp_path)
+    no_low = {k: v for k, v in EVAL_ROW.items() if k != "eval/ci_low_vs_hard"}
+    write_metrics(tmp_path, [json.dumps(EVAL_ROW), "", json.dumps({**no_low, "samples": 20})])
+    with pytest.raises(
+        ValueError, match=rf"{re.escape(str(path))} line 3: an evaluation row needs \['eval/ci_low_vs_hard'\]"
+    ):
+        learning_curve(tmp_path)
+    write_metrics(tmp_path, [json.dumps({"samples": 10, "charts/win_rate_vs_pool": 0.5})])
+    with pytest.raises(ValueError, match=r"line 1: a training row needs \['iteration'\]"):
+        learning_curve(tmp_path)
+    with pytest.raises(FileNotFoundError):
+        learning_curve(tmp_path / "no such run")
 
 
 def test_table_renders() -> None:

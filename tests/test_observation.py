@@ -190,6 +190,55 @@ def test_shapes_dtypes_and_range(name: str) -> None:
     assert full.shape == (5, state_layout(rules).size) and full.dtype == np.float32
 
 
+def test_encode_refuses_seats_that_are_not_integers() -> None:
+    # Seats were cast with astype: 1.9 read as seat 1 and True as seat 1, unseen.
+    encoder = ObservationEncoder(Rules())
+    state = core.new_hands(Rules(), 2, rng=0)
+    one = state.select([0])
+    for seats in ([1.9, 0.5], np.array([1.0, 0.0]), [True, False], ["0", "1"], np.array(["0", "1"])):
+        with pytest.raises(ValueError, match=r"seats must be integers 0\.\.3 \(or -1 for a finished game\), got"):
+            encoder.encode(state, seats)
+    for seats in ([0.0], [True], ["0"], 1.5):
+        with pytest.raises(ValueError, match="seats must be integers"):
+            encoder.encode(one, seats)
+    # Python ints, numpy integers of any width, and an empty batch's [] still work.
+    expected = encoder.encode(state, np.array([1, 2]))
+    for seats in ([1, 2], np.array([1, 2], np.int8), np.array([1, 2], np.uint32), (np.int64(1), np.int16(2))):
+        assert np.array_equal(encoder.encode(state, seats), expected)
+    assert np.array_equal(encoder.encode(one, 1)[0], expected[0])
+    assert encoder.encode(state.select([]), []).shape == (0, encoder.size)
+
+
+@pytest.mark.parametrize("B", [1, 4])
+def test_encode_refuses_a_match_score_of_the_wrong_shape(B: int) -> None:
+    # (2,) and (1, 2) for four games failed with an IndexError; (2, B) was read in the
+    # wrong order (its B = 2 case is (B, 2) and cannot be told apart).
+    encoder = ObservationEncoder(Rules())
+    state = core.new_hands(Rules(), B, rng=0)
+    good = np.arange(2 * B).reshape(B, 2) % 5
+    want = encoder.encode(state, state.current, good)
+    assert np.array_equal(encoder.encode(state, state.current, good.tolist()), want)
+    for bad in (np.array([1, 2]), np.zeros((1, 2)), good.T, np.zeros((B, 3)), np.zeros(2 * B)):
+        if bad.shape == (B, 2):
+            continue
+        with pytest.raises(ValueError, match=rf"match_score must be \({B}, 2\).*got shape {re.escape(str(bad.shape))}"):
+            encoder.encode(state, state.current, bad)
+
+
+def test_encoder_and_layout_take_a_preset_name_or_a_dict() -> None:
+    band = Rules.preset("band")
+    assert ObservationEncoder("band").rules == band
+    assert ObservationEncoder({"trump": "band"}).rules == band
+    assert observation_layout("band").size == observation_layout(band).size
+    assert observation_layout({"n_players": 6}).size == observation_layout(Rules(n_players=6)).size
+    state = core.new_hands(band, 3, rng=0)
+    assert np.array_equal(
+        ObservationEncoder("band").encode(state, state.current), ObservationEncoder(band).encode(state, state.current)
+    )
+    with pytest.raises(ValueError, match="unknown rules preset 'bandd'"):
+        ObservationEncoder("bandd")
+
+
 # =========================================================================== named views
 
 

@@ -152,6 +152,55 @@ def test_bitmap_font_and_text_pixels() -> None:
     assert (a != b).any(axis=2).sum() > 40  # the caption's pixels
 
 
+def test_table_view_and_render_text_refuse_options_that_do_not_fit_the_table() -> None:
+    # Short names or match scores failed with an IndexError deep in the drawing; seat 9
+    # quietly hid every hand.
+    from mendikot_env.render import render_text
+
+    state = midway(Rules(), 5)
+    bad = [
+        ({"names": ["a"]}, r"names needs one name per seat \(4\), got 1: \['a'\]"),
+        ({"names": ["a", "b", "c", "d", "e"]}, r"names needs one name per seat \(4\), got 5"),
+        ({"match_score": [1]}, r"match_score needs the points of team 0 and team 1 \(2 numbers\), got \[1\]"),
+        ({"seat": 9}, r"seat must be None \(every hand\) or a seat 0..3, got 9"),
+        ({"seat": -1}, r"seat must be None \(every hand\) or a seat 0..3, got -1"),
+        ({"seat": 1.0}, r"seat must be None .* got 1.0"),
+    ]
+    for options, message in bad:
+        for draw in (TableView, table_svg, table_image, render_text):
+            with pytest.raises(ValueError, match=message):
+                draw(state, 0, **options)
+    assert "W" in render_text(state, 0, seat=np.int64(1), names=["N", "E", "S", "W"], match_score=(3, 1))
+
+
+def test_record_viewer_refuses_bad_frames_names_seats_and_columns() -> None:
+    viewer = RecordViewer(band_record())
+    count = len(viewer)
+    for k in (count, 99, -count - 1, 1.0):
+        with pytest.raises(
+            ValueError, match=rf"frame k must be an integer 0..{count - 1} \(or -{count}..-1 from the end\)"
+        ):
+            viewer.svg(k)
+    assert viewer.svg(-1) == viewer.svg(count - 1)
+    for columns in (0, -2, 2.5):
+        with pytest.raises(ValueError, match=rf"columns must be an integer 1 or more, got {columns}"):
+            viewer.filmstrip(columns=columns)
+    with pytest.raises(ValueError, match="scale must be a number above 0, got 0"):
+        viewer.filmstrip(scale=0)
+    with pytest.raises(ValueError, match=r"names needs one name per seat \(4\), got 1"):
+        RecordViewer(band_record(), names=["x"])
+    with pytest.raises(ValueError, match="seat must be None .* got 9"):
+        RecordViewer(band_record(), seat=9)
+
+
+def test_table_view_from_env_needs_a_reset() -> None:
+    env = mendikot_env.env()
+    with pytest.raises(ValueError, match=r"no game to show yet: call env.reset\(\) first"):
+        TableView.from_env(env)
+    env.reset(seed=0)
+    assert TableView.from_env(env).svg.startswith("<svg")
+
+
 # -------------------------------------------------------------------------------- env
 
 
