@@ -67,7 +67,7 @@ def check_plays(agent: object, rules: Rules | str | dict[str, Any], role: str = 
 
 
 def check_batch(
-    observations: np.ndarray, masks: np.ndarray, size: int | None, n_players: int | None
+    observations: np.ndarray, masks: np.ndarray, size: int, n_players: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """``observations`` as float32 and ``masks`` as bool, refused unless they are (B, size)
     and (B, 53) with a legal action in every row: a network would otherwise fail inside
@@ -75,8 +75,7 @@ def check_batch(
     all-illegal row is action 0). Vectorised, as ``act`` runs at batch sizes of hundreds.
 
     Args:
-        size: the observation width of the agent's rules (``observation_layout(rules).size``),
-            or None for an agent that reads no observation (random: any width will do).
+        size: the observation width of the agent's rules (``observation_layout(rules).size``).
         n_players: their player count, named in the error (the width depends on it alone).
 
     Raises:
@@ -84,12 +83,11 @@ def check_batch(
     """
     obs = np.asarray(observations, dtype=np.float32)
     legal = np.asarray(masks) != 0
-    width = obs.shape[-1] if size is None else size
-    if obs.ndim != 2 or obs.shape[1] != width or legal.shape != (obs.shape[0], NUM_ACTIONS):
-        needed = (
-            "(B, D) observations" if size is None else f"(B, {size}) observations (the width for {n_players} players)"
+    if obs.ndim != 2 or obs.shape[1] != size or legal.shape != (obs.shape[0], NUM_ACTIONS):
+        raise ValueError(
+            f"act needs (B, {size}) observations (the width for {n_players} players) and (B, {NUM_ACTIONS}) masks, "
+            f"got {obs.shape} and {legal.shape}"
         )
-        raise ValueError(f"act needs {needed} and (B, {NUM_ACTIONS}) masks, got {obs.shape} and {legal.shape}")
     check_legal_rows(legal)
     return obs, legal
 
@@ -123,9 +121,13 @@ class RandomAgent:
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """(B,) uniformly random legal actions; the observations are read for their shape only
-        (any rule set's width), so a batch the other agents refuse is refused here too."""
-        _, legal = check_batch(observations, masks, None, None)
-        return masked_uniform(legal, self.rng)
+        (any rule set's width, no copy), so a batch of the wrong shape is refused here too."""
+        shape, mask_shape = np.shape(observations), np.shape(masks)
+        if len(shape) != 2 or mask_shape != (shape[0], NUM_ACTIONS):  # no float copy of what is not read
+            raise ValueError(
+                f"act needs (B, D) observations and (B, {NUM_ACTIONS}) masks, got {shape} and {mask_shape}"
+            )
+        return masked_uniform(masks, self.rng)
 
     def seed(self, seed: int | None) -> None:
         """Restart the generator (wrappers call this on ``reset(seed=...)``)."""

@@ -426,14 +426,18 @@ def learning_curve(run: str | Path) -> LearningCurve:
     numbered = list(zip(_row_lines(lines), read_rows(path, torn_end_ok=True), strict=False))
     evals = [r for r in (row for _, row in numbered) if any(k.startswith("eval/win_rate_vs_") for k in r)]
     names = sorted({k.removeprefix("eval/win_rate_vs_") for r in evals for k in r if k.startswith("eval/win_rate_vs_")})
-    needed = ["samples", "seconds"] + [f"eval/{m}_vs_{n}" for n in names for m in ("win_rate", "ci_low", "ci_high")]
-    _check_keys(path, numbered, "eval/win_rate_vs_", needed, "an evaluation row")
+    for number, row in numbered:  # each evaluation row: its own opponents (a resume may change them)
+        own = [k.removeprefix("eval/win_rate_vs_") for k in row if k.startswith("eval/win_rate_vs_")]
+        needed = ["samples", "seconds"] + [f"eval/{m}_vs_{n}" for n in own for m in ("ci_low", "ci_high")]
+        _check_keys(path, [(number, row)], "eval/win_rate_vs_", needed, "an evaluation row")
     _check_keys(path, numbered, "charts/win_rate_vs_pool", ["iteration"], "a training row")
     train_rows = [row for _, row in numbered if "charts/win_rate_vs_pool" in row]
     # The run evaluates once more at its end: drop an evaluation repeated at the same point.
     evals = [r for i, r in enumerate(evals) if i + 1 == len(evals) or evals[i + 1]["samples"] != r["samples"]]
     rates = {
-        n: np.array([[r[f"eval/win_rate_vs_{n}"], r[f"eval/ci_low_vs_{n}"], r[f"eval/ci_high_vs_{n}"]] for r in evals])
+        n: np.array(
+            [[r.get(f"eval/{m}_vs_{n}", np.nan) for m in ("win_rate", "ci_low", "ci_high")] for r in evals]
+        )  # nan where an evaluation did not play n
         for n in names
     }
     return LearningCurve(

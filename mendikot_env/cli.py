@@ -59,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"mendikot {args.command}: error: {error}", file=sys.stderr)
         return 2
     except MemoryError as error:  # numpy's names the array it could not allocate
-        advice = "ask for fewer deals or a smaller batch"
+        advice = "ask for fewer deals, smaller batches or fewer --games"
         print(f"mendikot {args.command}: error: not enough memory ({error}); {advice}", file=sys.stderr)
         return 2
 

@@ -492,7 +492,7 @@ def step(state: State, actions: Any, check: bool = True, active: np.ndarray | No
         actions = np.broadcast_to(actions, (B,))
     if active is not None:
         active = np.asarray(active)
-        if active.shape != (B,) or active.dtype != bool:  # [0, 1] would read as game indices
+        if active.shape != (B,) or active.dtype != bool:  # game indices [0, 2] would read as a mask
             raise ValueError(f"active needs one bool per game: shape ({B},) bool, got {active.shape} {active.dtype}")
     if check:
         _check_actions(state, actions, _live(state, active))

@@ -245,8 +245,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         if episode not in EPISODE_MODES:
             raise ValueError(f"episode {episode!r} is not allowed; choose one of {list(EPISODE_MODES)}")
         n = self.rules.n_players
-        if render_seat is not None and render_seat not in range(n):
-            raise ValueError(f"render_seat {render_seat!r} is not a seat; use None or 0..{n - 1}")
+        integer = isinstance(render_seat, int | np.integer) and not isinstance(render_seat, bool)
+        if render_seat is not None and not (integer and render_seat in range(n)):  # 1.0 is in range(4)
+            raise ValueError(f"render_seat {render_seat!r} is not a seat; use None or an integer 0..{n - 1}")
+        render_seat = None if render_seat is None else int(render_seat)
         self.render_mode = render_mode
         self.reward_mode = reward
         self.episode = episode

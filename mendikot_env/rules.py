@@ -144,7 +144,7 @@ def resolve_rules(
     named in the error for an unknown keyword: a misspelt ``rendermode`` lands in
     ``fields_``, and a list of Rules fields alone would not show what was meant.
     """
-    known = [f.name for f in fields(Rules)]
+    known = [f.name for f in fields(Rules)] if fields_ else []
     unknown = [name for name in fields_ if name not in known]
     if unknown:
         also = f", and the other options are {list(other_options)}" if other_options else ""

@@ -33,7 +33,10 @@ def make_rng(seed: Any, name: str = "seed") -> np.random.Generator:
         return seed
     if isinstance(seed, np.random.BitGenerator | np.random.SeedSequence):
         return np.random.default_rng(seed)
-    return np.random.default_rng(check_seed(seed, name))
+    try:
+        return np.random.default_rng(check_seed(seed, name))
+    except ValueError as error:
+        raise ValueError(f"{error}; a np.random.Generator is taken too") from None
 
 
 def derived_seed(value: int) -> int:

@@ -101,7 +101,13 @@ def play_others(state: core.State, encoder: ObservationEncoder, agents: dict[int
         for seat, agent in agents.items():
             games = np.flatnonzero(waiting & (state.current == seat))
             if games.size:
-                actions[games] = agent.act(observations[games], masks[games])
+                chosen = np.asarray(agent.act(observations[games], masks[games]))
+                if chosen.shape != (games.size,) or chosen.dtype.kind not in "iu":  # 18.7 would play card 18
+                    raise ValueError(
+                        f"the agent for seat {seat} returned actions of shape {chosen.shape} and dtype "
+                        f"{chosen.dtype}, expected ({games.size},) integers"
+                    )
+                actions[games] = chosen
         core.step(state, actions, active=waiting)
 
 

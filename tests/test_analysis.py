@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -330,3 +331,17 @@ def test_plots_draw(tmp_path) -> None:
     plot_learning_curve(learning_curve(tmp_path), {"hard": {"random": (0.8, 0.75, 0.85)}})
     assert len(plt.get_fignums()) >= 8
     plt.close("all")
+
+
+def test_learning_curve_takes_evaluations_against_different_opponents(tmp_path: Path) -> None:
+    """A resume with other --eval-opponents writes rows naming other opponents: not damage."""
+    rows = [
+        {"iteration": 1, "samples": 10, "seconds": 60.0, "eval/win_rate_vs_hard": 0.4, "eval/ci_low_vs_hard": 0.3,
+         "eval/ci_high_vs_hard": 0.5},
+        {"iteration": 2, "samples": 20, "seconds": 120.0, "eval/win_rate_vs_medium": 0.6,
+         "eval/ci_low_vs_medium": 0.5, "eval/ci_high_vs_medium": 0.7},
+    ]  # fmt: skip
+    (tmp_path / "metrics.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    curve = learning_curve(tmp_path)
+    assert curve.rates["hard"][0].tolist() == [0.4, 0.3, 0.5] and np.isnan(curve.rates["hard"][1]).all()
+    assert curve.rates["medium"][1].tolist() == [0.6, 0.5, 0.7]

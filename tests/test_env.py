@@ -497,6 +497,15 @@ def test_a_misspelt_option_names_the_rules_fields_and_the_envs_own_options(make_
         make_env()
 
 
+def test_render_seat_must_be_an_integer_seat() -> None:
+    for bad in (1.0, True, 4):
+        with pytest.raises(ValueError, match=rf"render_seat {bad!r} is not a seat; use None or an integer 0..3"):
+            mendikot_env.env(render_mode="ansi", render_seat=bad)
+    env = mendikot_env.env(render_mode="ansi", render_seat=np.int64(1))
+    env.reset(seed=0)
+    assert isinstance(env.render(), str) and env.unwrapped.render_seat == 1
+
+
 def test_a_deal_and_open_card_given_as_text_equal_the_same_given_as_ids() -> None:
     env = mendikot_env.env(trump="open", n_players=6)
     env.reset(seed=0)

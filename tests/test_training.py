@@ -1166,6 +1166,14 @@ def test_a_resume_refuses_another_out_folder(tmp_path: Path, capsys: pytest.Capt
     assert not elsewhere.exists() and load_checkpoint(run / "checkpoint.pt")["counters"]["iteration"] == 1
 
 
+def test_training_agent_options_take_names_in_any_case() -> None:
+    from mendikot_env.training.loop import named_agent
+
+    assert named_agent("--teacher (Args.teacher)", "Hard", Rules()).name == "hard"
+    with pytest.raises(ValueError, match=r"--teacher \(Args.teacher\) takes agent names .* got 'runs/x'"):
+        named_agent("--teacher (Args.teacher)", "runs/x", Rules())
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [

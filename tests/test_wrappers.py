@@ -270,3 +270,13 @@ def test_others_may_be_given_by_name_and_anything_without_act_is_refused() -> No
     for bad in (5, {1: "hard", 2: None, 3: "hard"}):
         with pytest.raises(ValueError, match="the agent for seat [12] must have act.* or be an agent name"):
             MendikotGymEnv(others=bad)
+
+
+def test_float_actions_of_the_other_seats_are_refused_not_truncated() -> None:
+    class Floating(RandomAgent):
+        def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+            return super().act(observations, masks) + 0.7
+
+    env = MendikotGymEnv(seat=3, others=Floating(seed=0))  # seat 0 leads: an other acts at reset
+    with pytest.raises(ValueError, match=r"the agent for seat \d returned actions of shape \(1,\) and dtype float64"):
+        env.reset(seed=0)

@@ -535,7 +535,7 @@ def named_agent(option: str, name: str, rules: Rules, seed: int | None = None) -
     from agents import make
     from agents.registry import AGENT_NAMES
 
-    if name not in AGENT_NAMES:
+    if str(name).strip().lower() not in AGENT_NAMES:  # make takes "Hard" too
         raise ValueError(f"{option} takes agent names ({', '.join(AGENT_NAMES)}), got {name!r}")
     try:
         return make(name, rules, seed=seed)
