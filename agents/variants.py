@@ -22,7 +22,7 @@ import numpy as np
 
 from mendikot_env.cards import ASK_ACTION, NUM_RANKS
 from mendikot_env.observation import observation_layout
-from mendikot_env.rules import Rules
+from mendikot_env.rules import Rules, resolve_rules
 from mendikot_env.seeding import make_rng
 
 # Milton Work points of each rank (J=1, Q=2, K=3, A=4), plus 1 for the ten: the cards
@@ -77,14 +77,15 @@ class HideChoice:
         rank: str = "high",
         seed: int | None = None,
         name: str | None = None,
-        rules: Rules | None = None,
+        rules: Rules | str | None = None,
     ) -> None:
         if strategy not in HIDE_STRATEGIES:
             raise ValueError(f"unknown hide strategy {strategy!r}; choose one of {list(HIDE_STRATEGIES)}")
         if rank not in ("high", "low"):
             raise ValueError(f"rank must be 'high' or 'low', got {rank!r}")
-        rules = rules if rules is not None else getattr(base, "rules", None)
-        if not isinstance(rules, Rules):
+        if rules is not None:
+            rules = resolve_rules(rules)  # a preset name or a dict of fields too
+        elif not isinstance(rules := getattr(base, "rules", None), Rules):
             raise ValueError("HideChoice needs the rules: pass rules=... (the base agent has no .rules)")
         self.base = base
         self.strategy = strategy
