@@ -92,6 +92,15 @@ def check_batch(
     return obs, legal
 
 
+def actions_fault(actions: np.ndarray, size: int) -> str | None:
+    """What is wrong with the actions an agent returned for ``size`` decisions (None if
+    nothing): not one per decision, or not integers (a cast would play 18.7 as card 18).
+    The arena and the Gymnasium wrappers raise it as their own error, naming the agent."""
+    if actions.shape != (size,) or actions.dtype.kind not in "iu":
+        return f"returned actions of shape {actions.shape} and dtype {actions.dtype}, expected ({size},) integers"
+    return None
+
+
 def check_legal_rows(legal: np.ndarray) -> None:
     """Refuse a (B, A) bool mask with a row of no legal action: no agent can play it legally.
 

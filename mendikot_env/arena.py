@@ -29,10 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import check_plays
+from agents.base import actions_fault, check_plays
 
 from . import core
-from .cards import NUM_ACTIONS, set_to_cards, unpack_sets
+from .cards import NUM_ACTIONS, is_integer, set_to_cards, unpack_sets
 from .match import MatchState
 from .observation import ObservationEncoder
 from .rules import Rules, resolve_rules
@@ -123,11 +123,8 @@ def play_hands(
             if mine.size == 0:
                 continue
             chosen = np.asarray(agent.act(obs[mine], masks[mine]))
-            if chosen.shape != (mine.size,) or not np.issubdtype(chosen.dtype, np.integer):
-                raise AgentError(
-                    f"agent {_name(agent)!r} returned actions of shape {chosen.shape} and dtype {chosen.dtype}, "
-                    f"expected ({mine.size},) integers"
-                )
+            if fault := actions_fault(chosen, mine.size):
+                raise AgentError(f"agent {_name(agent)!r} {fault}")
             legal = (chosen >= 0) & (chosen < NUM_ACTIONS)
             legal &= (bits[mine] & core.CARD_SETS[np.where(legal, chosen, NUM_ACTIONS)]) != 0  # no uint8 wrap
             if not legal.all():
@@ -147,7 +144,7 @@ def play_hands(
 def _count(what: str, value: Any, low: int) -> int:
     """``value`` as an int at least ``low``, or a ValueError naming it (10.0 or True would
     fail inside numpy, "10" in a comparison)."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+    if not is_integer(value) or value < low:
         raise ValueError(f"{what} must be an integer {low} or more, got {value!r}")
     return int(value)
 

@@ -99,9 +99,15 @@ def parse_card(text: str) -> int:
     )
 
 
+def is_integer(value: object) -> bool:
+    """Whether ``value`` is a Python or numpy integer and not a bool: ``True`` is an int to
+    Python, and ``1.0`` passes a range test (``1.0 in range(4)``) and then fails as an index."""
+    return isinstance(value, int | np.integer) and not isinstance(value, bool)
+
+
 def check_card(card: object) -> int:
     """Return ``card`` as an int if it is a card id 0..51, else raise a ValueError."""
-    if isinstance(card, bool) or not isinstance(card, int | np.integer) or not 0 <= int(card) < NUM_CARDS:
+    if not is_integer(card) or not 0 <= int(card) < NUM_CARDS:
         raise ValueError(f"card id must be an integer 0..51, got {card!r}")
     return int(card)
 

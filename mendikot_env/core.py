@@ -45,6 +45,7 @@ from .cards import (
     TWOS,
     action_str,
     card_str,
+    is_integer,
     parse_card,
     popcount,
     set_to_cards,
@@ -194,7 +195,7 @@ def new_hands(
         >>> legal_action_mask(state).shape
         (8, 53)
     """
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int | np.integer) or batch_size < 1:
+    if not is_integer(batch_size) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
     return _deal(rules, int(batch_size), rng, deals, dealers, open_cards, one_game=False)
 

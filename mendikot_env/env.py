@@ -174,7 +174,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from . import aec_wrappers, core
-from .cards import NUM_ACTIONS, action_index, set_to_cards, unpack_sets
+from .cards import NUM_ACTIONS, action_index, is_integer, set_to_cards, unpack_sets
 from .match import MatchState, team_rewards
 from .observation import ObservationEncoder, encode_state, state_layout
 from .render import render_text
@@ -245,8 +245,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         if episode not in EPISODE_MODES:
             raise ValueError(f"episode {episode!r} is not allowed; choose one of {list(EPISODE_MODES)}")
         n = self.rules.n_players
-        integer = isinstance(render_seat, int | np.integer) and not isinstance(render_seat, bool)
-        if render_seat is not None and not (integer and render_seat in range(n)):  # 1.0 is in range(4)
+        if render_seat is not None and not (is_integer(render_seat) and render_seat in range(n)):
             raise ValueError(f"render_seat {render_seat!r} is not a seat; use None or an integer 0..{n - 1}")
         render_seat = None if render_seat is None else int(render_seat)
         self.render_mode = render_mode

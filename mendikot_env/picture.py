@@ -42,6 +42,7 @@ from .cards import (
     SUIT_SYMBOLS,
     TEN_RANK,
     card_str,
+    is_integer,
     parse_card,
     popcount,
     set_to_cards,
@@ -753,7 +754,7 @@ class RecordViewer:
             ValueError: ``k`` is not a frame (0..len - 1; -len..-1 count from the end).
         """
         count = len(self.frames)
-        if isinstance(k, bool) or not isinstance(k, int | np.integer) or not -count <= k < count:
+        if not is_integer(k) or not -count <= k < count:
             raise ValueError(f"frame k must be an integer 0..{count - 1} (or -{count}..-1 from the end), got {k!r}")
         f = self.frames[k]
         return table_scene(
@@ -778,7 +779,7 @@ class RecordViewer:
         Raises:
             ValueError: ``columns`` not a positive integer, or ``scale`` not positive.
         """
-        if isinstance(columns, bool) or not isinstance(columns, int | np.integer) or columns < 1:
+        if not is_integer(columns) or columns < 1:
             raise ValueError(f"columns must be an integer 1 or more, got {columns!r}")
         if not scale > 0:
             raise ValueError(f"scale must be a number above 0, got {scale!r}")

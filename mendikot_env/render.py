@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from numbers import Integral
 
-from .cards import SUIT_NAMES, SUIT_SYMBOLS, card_str, hand_str, set_to_cards
+from .cards import SUIT_NAMES, SUIT_SYMBOLS, card_str, hand_str, is_integer, set_to_cards
 from .core import OVER, State, team_counts
 
 
@@ -25,7 +24,7 @@ def check_view(
         ValueError: naming the option, the value given and what the table needs.
     """
     n = n_players
-    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, Integral) or not 0 <= seat < n):
+    if seat is not None and (not is_integer(seat) or not 0 <= seat < n):
         raise ValueError(f"seat must be None (every hand) or a seat 0..{n - 1}, got {seat!r}")
     if names is not None and len(names) != n:
         raise ValueError(f"names needs one name per seat ({n}), got {len(names)}: {list(names)!r}")

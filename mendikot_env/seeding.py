@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from .cards import is_integer
+
 SEED_MAX = 2**63 - 1  # the largest seed every consumer (numpy, torch, int64 arrays) takes
 SEED_RULE = f"an integer 0 to {SEED_MAX} (2**63 - 1)"
 
@@ -21,7 +23,7 @@ def check_seed(seed: Any, name: str = "seed", optional: bool = True) -> int | No
     ``name``, the value and the allowed range. Numpy integers pass; bools and floats do not."""
     if seed is None and optional:
         return None
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed <= SEED_MAX:
+    if not is_integer(seed) or not 0 <= seed <= SEED_MAX:
         raise ValueError(f"{name} must be {SEED_RULE}{' (or None)' if optional else ''}, got {seed!r}")
     return int(seed)
 

@@ -22,10 +22,10 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from agents.base import Agent, RandomAgent, check_plays, seed_agent
+from agents.base import Agent, RandomAgent, actions_fault, check_plays, seed_agent
 
 from . import core
-from .cards import NUM_ACTIONS, action_index, unpack_sets
+from .cards import NUM_ACTIONS, action_index, is_integer, unpack_sets
 from .match import team_rewards
 from .observation import ObservationEncoder
 from .render import render_text
@@ -72,7 +72,7 @@ def _seat_agents(
 def _learner_seats(rules: Rules, seat: int, control: str) -> list[int]:
     """The seats the learner plays; a float seat (1.0 is ``in range(4)``) or a bool would
     pass a range test and fail when the hand ends."""
-    if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or seat not in range(rules.n_players):
+    if not is_integer(seat) or seat not in range(rules.n_players):
         raise ValueError(f"learner seat {seat!r} is not a seat; seats are integers 0..{rules.n_players - 1}")
     seat = int(seat)
     if control == "seat":
@@ -102,11 +102,8 @@ def play_others(state: core.State, encoder: ObservationEncoder, agents: dict[int
             games = np.flatnonzero(waiting & (state.current == seat))
             if games.size:
                 chosen = np.asarray(agent.act(observations[games], masks[games]))
-                if chosen.shape != (games.size,) or chosen.dtype.kind not in "iu":  # 18.7 would play card 18
-                    raise ValueError(
-                        f"the agent for seat {seat} returned actions of shape {chosen.shape} and dtype "
-                        f"{chosen.dtype}, expected ({games.size},) integers"
-                    )
+                if fault := actions_fault(chosen, games.size):
+                    raise ValueError(f"the agent for seat {seat} {fault}")
                 actions[games] = chosen
         core.step(state, actions, active=waiting)
 
@@ -252,7 +249,7 @@ class MendikotVectorEnv(gymnasium.vector.VectorEnv):
         reward: str = "win",
         **rule_fields: Any,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
+        if not is_integer(num_envs) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         num_envs = int(num_envs)
         if reward not in ("win", "points"):
