@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ..cards import is_integer
 from ..rules import Rules, resolve_rules
 from ..run_folder import check_output_name
 from ..seeding import SEED_MAX
@@ -175,8 +176,7 @@ def _typed(name: str, value: Any, default: Any) -> Any:
         elif isinstance(value, np.ndarray) and value.ndim == 1:  # np.array([64, 64]) as sizes
             value = list(value)
         items_ok = isinstance(value, list | tuple) and all(
-            isinstance(item, str) if names else isinstance(item, int | np.integer) and not isinstance(item, bool)
-            for item in value
+            isinstance(item, str) if names else is_integer(item) for item in value
         )
         if not items_ok:
             raise refuse("a list of agent names" if names else "a list of integers (layer sizes)")

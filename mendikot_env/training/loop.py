@@ -289,8 +289,8 @@ def train(args: Args, resume: bool = False, overwrite: bool = False) -> Path:
     check_device(args.device)
     device = torch.device(args.device)
     check_eval_opponents(args, rules)
-    bots, teacher = make_pool_bots_and_teacher(args, rules)  # a bad name fails before --overwrite deletes
     if not resume:
+        bots, teacher = make_pool_bots_and_teacher(args, rules)  # a bad name fails before --overwrite deletes
         resumable = (out / "checkpoint.pt").is_file()  # a run stopped before its first checkpoint is not
         hint = f"`mendikot train --resume {out}`" if resumable else None
         prepare_run_folder(out, TRAINING_RUN_FILES, overwrite, resume_hint=hint)
