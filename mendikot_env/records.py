@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -157,11 +157,14 @@ def _json_equal(value: Any, expected: Any) -> bool:
 
 
 def _got(value: Any) -> str:
-    """A bad value for a message, with a hint when a number was written as 3.0 (JSON
-    Schema validators take 3.0 for an integer; this reader, like ``json.dumps``, does not)."""
-    floats = value if isinstance(value, list) else [value]
-    hint = " (write integers without a decimal point: 3, not 3.0)" if any(type(v) is float for v in floats) else ""
-    return f"{value!r:.80}{hint}"
+    """A bad value for a message, with :func:`_float_hint`."""
+    return f"{value!r:.80}{_float_hint(value if isinstance(value, list) else [value])}"
+
+
+def _float_hint(values: Iterable[Any]) -> str:
+    """A hint when a number among ``values`` was written as 3.0 (JSON Schema validators take
+    3.0 for an integer; this reader, like ``json.dumps``, does not)."""
+    return " (write integers without a decimal point: 3, not 3.0)" if any(type(v) is float for v in values) else ""
 
 
 def _check_result(result: dict[str, Any], n: int) -> None:
@@ -219,9 +222,7 @@ def check_structure(data: Any) -> Rules:
     try:
         rules = Rules.from_dict(data["rules"])
     except (TypeError, ValueError) as error:
-        floats = any(type(value) is float for value in data["rules"].values())
-        hint = " (write integers without a decimal point: 4, not 4.0)" if floats else ""
-        raise _fail("rules", f"{error}{hint}") from None
+        raise _fail("rules", f"{error}{_float_hint(data['rules'].values())}") from None
     n = rules.n_players
     if not is_json_integer(data["dealer"]) or not 0 <= data["dealer"] < n:
         raise _fail("dealer", f"expected a seat 0..{n - 1}, got {_got(data['dealer'])}")

@@ -6,7 +6,7 @@ team deals, one point a hand, first to 5). ``Rules.preset(name)`` gives the name
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -102,11 +102,18 @@ class Rules:
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> Rules:
         """Rules from a dict of fields, with a clear error for unknown field names."""
-        known = [f.name for f in fields(cls)]
-        unknown = [k for k in values if k not in known]
-        if unknown:
-            raise ValueError(f"unknown Rules field(s) {unknown}; known fields are {known}")
+        cls.check_field_names(values)
         return cls(**values)
+
+    @classmethod
+    def check_field_names(cls, names: Iterable[str], other_options: Sequence[str] = ()) -> None:
+        """Refuse names that are no Rules field, listing the fields (and ``other_options``,
+        a caller's own keywords, where a misspelt one lands among the fields)."""
+        known = [f.name for f in fields(cls)]
+        unknown = [name for name in names if name not in known]
+        if unknown:
+            also = f", and the other options are {list(other_options)}" if other_options else ""
+            raise ValueError(f"unknown Rules field(s) {unknown}; known fields are {known}{also}")
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a plain dict (for records and checkpoints)."""
@@ -144,11 +151,8 @@ def resolve_rules(
     named in the error for an unknown keyword: a misspelt ``rendermode`` lands in
     ``fields_``, and a list of Rules fields alone would not show what was meant.
     """
-    known = [f.name for f in fields(Rules)] if fields_ else []
-    unknown = [name for name in fields_ if name not in known]
-    if unknown:
-        also = f", and the other options are {list(other_options)}" if other_options else ""
-        raise ValueError(f"unknown Rules field(s) {unknown}; known fields are {known}{also}")
+    if fields_:
+        Rules.check_field_names(fields_, other_options)
     if rules is None:
         return Rules.from_dict(fields_)
     if isinstance(rules, Rules):
