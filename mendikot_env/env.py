@@ -387,6 +387,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         self.rewards = {agent: float(reward) for agent, reward in self.rewards.items()}
         super()._accumulate_rewards()
 
+    def _clear_rewards(self) -> None:
+        """PettingZoo's sets the int 0 after each closing ``None`` step; a float keeps
+        ``env.rewards`` one type on every step."""
+        self.rewards = dict.fromkeys(self.rewards, 0.0)
+
     def _checked_action(self, action: Any) -> int:
         value = action_index(action)
         if value is None or not 0 <= value < NUM_ACTIONS or not self._legal >> value & 1:

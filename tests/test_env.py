@@ -180,6 +180,7 @@ def test_end_of_hand_rewards_infos_and_agents_stay_until_stepped_with_none() -> 
         env.step(None)
         remaining.remove(agent)
         assert env.agents == remaining
+        assert all(type(r) is float for r in env.rewards.values()), env.rewards  # PettingZoo clears to int 0
     assert sorted(a for a, _ in seen) == sorted(env.possible_agents)
     rewards = dict(seen)
     assert {a: rewards[a] for a in env.possible_agents} == {
