@@ -60,6 +60,12 @@ class Rules:
     target: int = 5  # points to win the match, or the number of deals for fixed_deals
     direction: str = "clockwise"  # display only: how seats are drawn and named
 
+    def __new__(cls, *args: Any, **fields_given: Any) -> Rules:
+        """A misspelt keyword is a ValueError listing the fields, as a bad value is (the
+        dataclass's own ``__init__`` would raise a bare TypeError)."""
+        cls.check_field_names(fields_given)
+        return super().__new__(cls)
+
     def __post_init__(self) -> None:
         for name, allowed in RULE_CHOICES.items():
             value = getattr(self, name)

@@ -69,6 +69,8 @@ def test_preset_overrides_are_applied_and_validated() -> None:
         Rules.preset("band", n_players=5)
     with pytest.raises(ValueError, match="unknown Rules field"):
         Rules.preset("band", colour="red")
+    with pytest.raises(ValueError, match=r"unknown Rules field\(s\) \['players'\]; known fields are \['n_players'"):
+        Rules(players=6)
 
 
 def test_unknown_preset_names_the_presets() -> None:
