@@ -131,7 +131,8 @@ def seat_values(env: Any, values: dict[str, Any]) -> str:
 
 
 def header(name: str, kwargs: dict[str, Any], env: Any) -> list[str]:
-    """The variant, its rules, the seed and policy, and the observation's piece table."""
+    """The variant, its rules, the seed and policy, and the observation's pieces (name, shape
+    and offset; their prose lives in the observation module and is not pinned here)."""
     raw = env.unwrapped
     options = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
     return [
@@ -143,7 +144,7 @@ def header(name: str, kwargs: dict[str, Any], env: Any) -> list[str]:
         f"agents: {' '.join(env.possible_agents)}",
         f"observation: {raw.observation_layout.size} float32; action_mask: 53 int8",
         "",
-        *raw.observation_layout.describe().splitlines(),
+        "pieces: " + " ".join(f"{p.name}{list(p.shape)}@{p.start}" for p in raw.observation_layout.pieces.values()),
         "",
     ]
 
