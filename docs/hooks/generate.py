@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("mendikot_env", "agents")
 PLAYER_COUNTS = (4, 6, 8)
 REFERENCE_TITLE = "API reference"
+if str(ROOT) not in sys.path:  # the observation tables import the package, installed or not
+    sys.path.insert(0, str(ROOT))
 # Sphinx roles some docstrings use (":func:`name`"): Markdown shows them as text, so the
 # role is dropped from the page and the name stays as code.
 SPHINX_ROLE = re.compile(r":(?:func|class|meth|mod|attr|data|exc|obj):(?=<code>)")
