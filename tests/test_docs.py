@@ -19,7 +19,7 @@ import pytest
 
 import agents
 import mendikot_env
-from mendikot_env import Rules
+from mendikot_env import Rules, core
 from mendikot_env.cli import build_parser
 from mendikot_env.observation import observation_layout
 
@@ -107,7 +107,7 @@ def run_block(code: str) -> dict:
         if match is None:
             exec(line, namespace)
             continue
-        error = getattr(builtins, match[1])
+        error = namespace.get(match[1]) or getattr(core, match[1], None) or getattr(builtins, match[1])
         with pytest.raises(error, match=re.escape(match[2].strip().removesuffix("..."))):
             exec(line.partition("#")[0], namespace)
     return namespace
