@@ -128,12 +128,14 @@ for the hidden trump (band hukum). Asking does not end the turn: the same agent 
 | +1     | -1    | 0                           |
 
 Rewards are given at the end of each hand (0 on every other step); `env.rewards` holds
-only the last step's rewards. With `reward="points"` the winners get the scoring tariff.
-At the end of a hand every agent's `info["result"]` (and `env.unwrapped.result`) is the
-hand result: `tens`, `tricks`, `winner` (0, 1 or None), `mendikot`, `whitewash`,
-`next_dealer`, `trump`, `trick_winners`. In match episodes `info["match"]` holds the
-scores, the deals played, whether the match is over and its winner; the latest hand's
-result stays in the infos until the next hand ends.
+only the last step's rewards. Every agent stays in `env.agents` until it is stepped with
+None at the end, so each collects its final reward through `last()`. With
+`reward="points"` the winners get the scoring tariff. At the end of a hand every agent's
+`info["result"]` (and `env.unwrapped.result`) is the hand result: `tens`, `tricks`,
+`winner` (0, 1 or None), `mendikot`, `whitewash`, `next_dealer`, `trump`,
+`trick_winners`. In match episodes `info["match"]` holds the scores, the deals played,
+whether the match is over and its winner; the latest hand's result stays in the infos
+until the next hand ends.
 
 An illegal action: the wrapped env (`env()`) ends the episode with -1 to the offender and
 0 to everyone else on that step (PettingZoo's TerminateIllegalWrapper: every agent is
