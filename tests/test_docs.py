@@ -208,3 +208,12 @@ def test_env_docstring_lists_the_observation_pieces_in_order() -> None:
     names = re.findall(r"^\| `(\w+)`\s*\|", doc.split("## Observation Space", 1)[1], re.M)
     assert names == list(observation_layout(Rules()).pieces)
     assert "## Legal Actions Mask" in doc and "## Version History" in doc
+
+
+def test_readme_is_the_front_page_and_states_the_ci_test_command() -> None:
+    """The README stays short, and the test command it states is the one CI runs."""
+    readme = README.read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) < 300
+    command = 'pip install torch==2.13.0 -e ".[dev,train,rl]" && pytest -n 2'
+    assert command in readme and "&& pytest -n 2" in ci and "mkdocs build --strict" in ci
