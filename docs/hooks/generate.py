@@ -4,6 +4,7 @@
   classic envs keep their documentation page there too).
 - ``observations.md``: ``docs/observations.md`` with the piece tables of
   ``mendikot_env.observation.observation_layout`` for every preset and player count.
+- ``notebooks/*.ipynb``: the research notebooks, copied so that their page links to them.
 - ``reference/<module>.md``: one page per module of the packages ``mendikot_env`` and
   ``agents``, found by walking their folders, so a new module needs no edit here.
 
@@ -32,16 +33,15 @@ SPHINX_ROLE = re.compile(r":(?:func|class|meth|mod|attr|data|exc|obj):(?=<code>)
 
 
 def module_names() -> list[str]:
-    """Every module and package of PACKAGES, from the files on disk (nothing is imported)."""
+    """Every public module and package of PACKAGES, from the files on disk (nothing is imported)."""
     names = []
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
             parts = path.relative_to(ROOT).with_suffix("").parts
             if parts[-1] == "__init__":
                 parts = parts[:-1]
-            elif parts[-1].startswith("_"):
-                continue
-            names.append(".".join(parts))
+            if not any(part.startswith("_") for part in parts):  # private modules stay out
+                names.append(".".join(parts))
     return sorted(names)
 
 
@@ -99,6 +99,8 @@ def on_files(files: Files, config: Any) -> Files:
     for name in module_names():
         files.append(File.generated(config, f"reference/{name}.md", content=reference_page(name)))
     files.append(File.generated(config, "environment.md", content=environment_page()))
+    for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):  # linked from notebooks.md
+        files.append(File.generated(config, f"notebooks/{notebook.name}", abs_src_path=str(notebook)))
     return files
 
 
