@@ -297,7 +297,8 @@ def duplicate_arena(
 
     Args:
         rules: the rule set.
-        agent_a, agent_b: the agents (they may be the same object).
+        agent_a: agent A.
+        agent_b: agent B (it may be the same object as A).
         deals: number of deal pairs (each deal is played twice).
         seed: seed of the deals; the same seed gives the same deals for every pair of agents.
         chunk: deal pairs played per batch (2 * chunk hands step together).

@@ -17,14 +17,14 @@ against seats 1, 3, ...) play every trick of a hand and the team that takes thre
 four of the four tens wins it; at two tens each, the team with more tricks wins. Trump
 is set by a cut (the first card that fails to follow suit), by a hidden face-down card
 (band hukum, revealed on request or automatically) or by an open draw. The full rules
-and every variant are in RULES.md; all of them are fields of :class:`mendikot_env.Rules`.
+and every variant are in RULES.md; all of them are fields of `mendikot_env.Rules`.
 
 Agents `player_k` are seats in the order of play: `player_{k+1}` plays after
 `player_k`, and seat `k` is on team `k % 2`. The env runs on the batched numpy core
 (`mendikot_env.core`) with a batch of one; the agents, the arena and training run the
-same core on thousands of games. A step with its observation takes 115 to 250
-microseconds on one core (`mendikot bench` measures it); for throughput use
-`MendikotVectorEnv` or the core itself.
+same core on thousands of games. A step with its observation takes about 60 to 70
+microseconds on one core of a 2-core VM (`mendikot bench` measures it); for throughput
+use `MendikotVectorEnv` or the core itself.
 
 `env()` is `raw_env()` in PettingZoo's classic wrappers (TerminateIllegalWrapper, then
 AssertOutOfBoundsWrapper, then OrderEnforcingWrapper). They are subclassed in
@@ -58,6 +58,9 @@ rules' dealer rotation and scoring; rewards after each hand).
 
 `render_seat`: show only this seat's hand in renders (a player's view); None shows
 every hand (debug view).
+
+A misspelt option (`env(rendermode="ansi")`) is a ValueError listing the Rules fields and
+the env's own options; a bad value names the option and what it may be.
 
 ## Observation Space
 
@@ -125,12 +128,14 @@ for the hidden trump (band hukum). Asking does not end the turn: the same agent 
 | +1     | -1    | 0                           |
 
 Rewards are given at the end of each hand (0 on every other step); `env.rewards` holds
-only the last step's rewards. With `reward="points"` the winners get the scoring tariff.
-At the end of a hand every agent's `info["result"]` (and `env.unwrapped.result`) is the
-hand result: `tens`, `tricks`, `winner` (0, 1 or None), `mendikot`, `whitewash`,
-`next_dealer`, `trump`, `trick_winners`. In match episodes `info["match"]` holds the
-scores, the deals played, whether the match is over and its winner; the latest hand's
-result stays in the infos until the next hand ends.
+only the last step's rewards. Every agent stays in `env.agents` until it is stepped with
+None at the end, so each collects its final reward through `last()`. With
+`reward="points"` the winners get the scoring tariff. At the end of a hand every agent's
+`info["result"]` (and `env.unwrapped.result`) is the hand result: `tens`, `tricks`,
+`winner` (0, 1 or None), `mendikot`, `whitewash`, `next_dealer`, `trump`,
+`trick_winners`. In match episodes `info["match"]` holds the scores, the deals played,
+whether the match is over and its winner; the latest hand's result stays in the infos
+until the next hand ends.
 
 An illegal action: the wrapped env (`env()`) ends the episode with -1 to the offender and
 0 to everyone else on that step (PettingZoo's TerminateIllegalWrapper: every agent is
@@ -143,7 +148,10 @@ if they had not yet; the offender's are replaced by the -1. Every reward is a fl
 raw env (`raw_env()`) raises a ValueError naming the action and the legal ones. Before its
 first `reset()`, its `step()`, `observe()`, `last()`, `state()` and `render()` raise an
 AttributeError that says to call `reset()` (the wrapped env's OrderEnforcingWrapper
-refuses them too).
+refuses them too). After the episode (every agent gone from `env.agents`), `last()` and
+the raw env's `step()` raise a RuntimeError that says to call `reset()`; the wrapped env's
+`step()` warns and does nothing, as PettingZoo's do. Warnings point at the caller's line,
+not inside the wrappers.
 
 Actions are integers. The raw env also takes a numpy integer, a one-element integer array
 or a torch tensor, and refuses a float or a bool with that ValueError. The wrapped env's
@@ -154,11 +162,21 @@ fails inside PettingZoo's TerminateIllegalWrapper with a numpy ValueError.
 ## Reset options
 
 `reset(seed=..., options={"deal": [[...], ...], "dealer": d, "open_card": c})`: every
-option is optional; without them the cards come from the seed. `deal` is one list of
-card ids per seat; `dealer` a seat; `open_card` the open draw's card (`trump="open"`).
-In match episodes they set the first hand. Unknown option keys give a warning. A bad
-option raises a ValueError that says what is wrong, and the env stays as it was (its seed
-too).
+option is optional; without them the cards come from the seed, and the same options
+replay the same deal (duplicate evaluation). `deal` is one list of cards per seat, as
+card ids or as text (`"TS"` as records write them, or `"10♠"`), one or the other in a
+deal, not a mix; `dealer` a seat; `open_card` the open draw's card (`trump="open"`). In
+match episodes they set the first hand. Unknown option keys give a warning naming the
+known ones. A malformed deal (wrong counts, duplicates, a 2 with 6 or 8 players, a card id
+out of range) or another bad option raises a ValueError that says what is wrong (the
+counts of hands and cards, or the seat and card), and the env stays as it was, its seed
+too.
+
+## Checks and copies
+
+The env passes PettingZoo's `api_test`, `seed_test`, `render_test` and `state_test`, and
+pickles mid-hand. Each agent's info holds its own copy of the result, and each agent has
+its own observation and action space objects (seeding one leaves the others alone).
 
 ## Version History
 
