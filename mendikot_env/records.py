@@ -47,6 +47,7 @@ from .cards import (
     set_to_cards,
     suit_of,
 )
+from .checks import is_integer
 from .rules import Rules
 
 FORMAT = "mendikot-record"
@@ -168,9 +169,9 @@ def _card_problem(value: Any) -> str | None:
     return None
 
 
-def is_json_integer(value: Any) -> bool:
-    """An integer, and not a bool: Python's ``True`` is an ``int``, JSON's ``true`` is not."""
-    return isinstance(value, int) and not isinstance(value, bool)
+# An integer, and not a bool: Python's ``True`` is an ``int``, JSON's ``true`` is not (the
+# package's one integer test; a parsed JSON value is never a numpy integer).
+is_json_integer = is_integer
 
 
 def _json_equal(value: Any, expected: Any) -> bool:
