@@ -248,10 +248,8 @@ class TerminalGame:
         while True:
             try:
                 line = self.input_fn(f"{question} (legal: {options}): ")
-            except EOFError:
-                raise QuitGame("End of input.") from None
-            except KeyboardInterrupt:
-                raise QuitGame("Interrupted.") from None
+            except (EOFError, KeyboardInterrupt) as stop:
+                raise QuitGame("End of input." if isinstance(stop, EOFError) else "Interrupted.") from None
             text = (line or "").strip()
             word = text.lower()
             if word in ("quit", "exit", "q"):
