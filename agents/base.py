@@ -11,7 +11,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from mendikot_env.cards import NUM_ACTIONS
+from mendikot_env import core
+from mendikot_env.cards import NUM_ACTIONS, pack_sets
 from mendikot_env.rules import Rules, resolve_rules
 from mendikot_env.seeding import make_rng
 
@@ -67,7 +68,7 @@ def check_plays(agent: object, rules: Rules | str | dict[str, Any], role: str = 
 
 
 def check_batch(
-    observations: np.ndarray, masks: np.ndarray, size: int, n_players: int
+    observations: np.ndarray, masks: np.ndarray, size: int | None = None, n_players: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """``observations`` as float32 and ``masks`` as bool, refused unless they are (B, size)
     and (B, 53) with a legal action in every row: a network would otherwise fail inside
@@ -75,21 +76,22 @@ def check_batch(
     all-illegal row is action 0). Vectorised, as ``act`` runs at batch sizes of hundreds.
 
     Args:
-        size: the observation width of the agent's rules (``observation_layout(rules).size``).
+        size: the observation width of the agent's rules (``observation_layout(rules).size``);
+            None for an agent that reads no observation (any width, returned as given).
         n_players: their player count, named in the error (the width depends on it alone).
 
     Raises:
         ValueError: naming both shapes and the ones needed, or the first row without a legal action.
     """
-    obs = np.asarray(observations, dtype=np.float32)
+    shape, mask_shape = np.shape(observations), np.shape(masks)
+    if len(shape) != 2 or shape[1] != (size or shape[1]) or mask_shape != (shape[0], NUM_ACTIONS):
+        width = "D" if size is None else f"{size}"
+        players = "" if size is None else f" (the width for {n_players} players)"
+        needed = f"(B, {width}) observations{players} and (B, {NUM_ACTIONS}) masks"
+        raise ValueError(f"act needs {needed}, got {shape} and {mask_shape}")
     legal = np.asarray(masks) != 0
-    if obs.ndim != 2 or obs.shape[1] != size or legal.shape != (obs.shape[0], NUM_ACTIONS):
-        raise ValueError(
-            f"act needs (B, {size}) observations (the width for {n_players} players) and (B, {NUM_ACTIONS}) masks, "
-            f"got {obs.shape} and {legal.shape}"
-        )
     check_legal_rows(legal)
-    return obs, legal
+    return (observations if size is None else np.asarray(observations, dtype=np.float32)), legal
 
 
 def actions_fault(actions: np.ndarray, size: int) -> str | None:
@@ -113,12 +115,17 @@ def check_legal_rows(legal: np.ndarray) -> None:
 
 
 def masked_uniform(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """(B,) a uniformly random legal action per row of a (B, A) mask."""
+    """(B,) a uniformly random legal action per row of a (B, A) mask (A <= 53, the actions).
+
+    The draw is :func:`mendikot_env.core.random_legal_actions`' (one uniform number per row
+    from ``rng``, the k-th legal action), so both give the same actions from the same generator.
+
+    Raises:
+        ValueError: a row with no legal action.
+    """
     legal = np.asarray(masks) != 0
     check_legal_rows(legal)
-    count = legal.sum(axis=1)
-    pick = (rng.random(legal.shape[0]) * count).astype(np.int64)
-    return np.argmax(np.cumsum(legal, axis=1) > pick[:, None], axis=1).astype(np.int64)
+    return core.random_legal_actions(pack_sets(legal), rng)
 
 
 class RandomAgent:
@@ -131,12 +138,8 @@ class RandomAgent:
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """(B,) uniformly random legal actions; the observations are read for their shape only
         (any rule set's width, no copy), so a batch of the wrong shape is refused here too."""
-        shape, mask_shape = np.shape(observations), np.shape(masks)
-        if len(shape) != 2 or mask_shape != (shape[0], NUM_ACTIONS):  # no float copy of what is not read
-            raise ValueError(
-                f"act needs (B, D) observations and (B, {NUM_ACTIONS}) masks, got {shape} and {mask_shape}"
-            )
-        return masked_uniform(masks, self.rng)
+        _, legal = check_batch(observations, masks)  # no float copy of what is not read
+        return core.random_legal_actions(pack_sets(legal), self.rng)
 
     def seed(self, seed: int | None) -> None:
         """Restart the generator (wrappers call this on ``reset(seed=...)``)."""

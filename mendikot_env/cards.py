@@ -14,6 +14,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from .checks import is_integer
+
 NUM_SUITS = 4
 NUM_RANKS = 13
 NUM_CARDS = 52
@@ -99,12 +101,6 @@ def parse_card(text: str) -> int:
     )
 
 
-def is_integer(value: object) -> bool:
-    """Whether ``value`` is a Python or numpy integer and not a bool: ``True`` is an int to
-    Python, and ``1.0`` passes a range test (``1.0 in range(4)``) and then fails as an index."""
-    return isinstance(value, int | np.integer) and not isinstance(value, bool)
-
-
 def check_card(card: object) -> int:
     """Return ``card`` as an int if it is a card id 0..51, else raise a ValueError."""
     if not is_integer(card) or not 0 <= int(card) < NUM_CARDS:
@@ -146,9 +142,8 @@ def popcount(bits: np.ndarray) -> np.ndarray:
 
 
 def unpack_sets(bits: np.ndarray, width: int = NUM_CARDS) -> np.ndarray:
-    """Expand uint64 card sets of any shape ``S`` into a ``S + (width,)`` uint8 0/1 array."""
-    if not 0 < width <= 64:
-        raise ValueError(f"width must be 1..64 (bits of a uint64 set), got {width!r}")
+    """Expand uint64 card sets of any shape ``S`` into a ``S + (width,)`` uint8 0/1 array
+    (``width`` 1..64, the bits of a uint64 set)."""
     if isinstance(bits, np.ndarray) and bits.ndim == 1 and bits.dtype == np.uint64 and bits.flags.c_contiguous:
         # A row of sets (the AEC env's mask and observation words, every step): skip the
         # conversions, which cost more than the unpack here.

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -38,8 +38,8 @@ import numpy as np
 from . import core
 from .cards import (
     ASK_ACTION,
-    NUM_RANKS,
     SUIT_SYMBOLS,
+    TENS,
     action_str,
     card_str,
     parse_card,
@@ -47,6 +47,7 @@ from .cards import (
     set_to_cards,
     suit_of,
 )
+from .checks import is_integer
 from .rules import Rules
 
 FORMAT = "mendikot-record"
@@ -131,22 +132,46 @@ def _fail(where: str, message: str) -> RecordError:
     return RecordError(f"{where}: {message}" if where else message)
 
 
-def _card(value: Any, where: str) -> int:
-    """Card id of a card text in a record; records use the canonical form only ("TS")."""
+# What is wrong with a value of a record (a message), or None when nothing is. The reader
+# states each field's rule as one (where, value, Problem) check, and _require raises the
+# first problem found; a later check may assume that every earlier one passed.
+Problem = Callable[[Any], str | None]
+Check = tuple[str, Any, Problem]
+
+
+def _require(checks: Iterable[Check]) -> None:
+    """Raise a RecordError naming the place and the problem of the first failing check."""
+    for where, value, problem in checks:
+        if (message := problem(value)) is not None:
+            raise _fail(where, message)
+
+
+def _expect(test: Callable[[Any], bool], expected: str) -> Problem:
+    """A Problem that is ``"{expected}, got {value}"`` when ``test`` fails."""
+    return lambda value: None if test(value) else f"{expected}, got {_got(value)}"
+
+
+def _listed(message: str) -> Problem:
+    """A Problem for a list of offending names: ``message`` with them, unless there are none."""
+    return lambda found: message.format(found) if found else None
+
+
+def _card_problem(value: Any) -> str | None:
+    """Records write cards in the canonical form only (``"TS"``)."""
     if not isinstance(value, str):
-        raise _fail(where, f"expected a card as text like 'TS', got {value!r}")
+        return f"expected a card as text like 'TS', got {value!r}"
     try:
         card = parse_card(value)
     except ValueError as error:
-        raise _fail(where, str(error)) from None
+        return str(error)
     if card_str(card) != value:
-        raise _fail(where, f"write cards as {card_str(card)!r} (rank then suit letter, upper case), not {value!r}")
-    return card
+        return f"write cards as {card_str(card)!r} (rank then suit letter, upper case), not {value!r}"
+    return None
 
 
-def is_json_integer(value: Any) -> bool:
-    """An integer, and not a bool: Python's ``True`` is an ``int``, JSON's ``true`` is not."""
-    return isinstance(value, int) and not isinstance(value, bool)
+# An integer, and not a bool: Python's ``True`` is an ``int``, JSON's ``true`` is not (the
+# package's one integer test; a parsed JSON value is never a numpy integer).
+is_json_integer = is_integer
 
 
 def _json_equal(value: Any, expected: Any) -> bool:
@@ -154,6 +179,14 @@ def _json_equal(value: Any, expected: Any) -> bool:
     ``true`` is not ``1`` and ``false`` is not ``0``, though Python's ``==`` says they are;
     and ``1.0`` is not ``1`` (a record's numbers are integers, written without a point)."""
     return type(value) is type(expected) and value == expected
+
+
+def _one_of(*allowed: Any) -> Callable[[Any], bool]:
+    return lambda value: any(_json_equal(value, choice) for choice in allowed)
+
+
+def _seat(n: int) -> Callable[[Any], bool]:
+    return lambda value: is_json_integer(value) and 0 <= value < n
 
 
 def _got(value: Any) -> str:
@@ -167,31 +200,107 @@ def _float_hint(values: Iterable[Any]) -> str:
     return " (write integers without a decimal point: 3, not 3.0)" if any(type(v) is float for v in values) else ""
 
 
-def _check_result(result: dict[str, Any], n: int) -> None:
-    """Check the types of the stored result, as the schema does. The replay compares it
-    with ``==`` afterwards, which would take ``0`` for ``false`` and ``true`` for ``1``."""
+REQUIRED_FIELDS = ("format", "version", "rules", "dealer", "deal", "open_card", "face_down", "actions", "result")
+OPTIONAL_FIELDS = ("players", "meta")
 
-    def seat(value: Any) -> bool:
-        return is_json_integer(value) and 0 <= value < n
 
-    for key in ("tens", "tricks"):
-        value = result[key]
-        if not isinstance(value, list) or len(value) != 2 or not all(is_json_integer(v) and v >= 0 for v in value):
-            raise _fail(
-                f"result.{key}", f"expected two counts [team 0, team 1] (integers 0 or more), got {_got(value)}"
+def _header_checks(data: Any) -> Iterator[Check]:
+    """The record's fields, format and version, and that its rules name every field."""
+    known = (*REQUIRED_FIELDS, *OPTIONAL_FIELDS)
+    yield "", data, _expect(lambda d: isinstance(d, dict), "a record is a JSON object")
+    yield "", [k for k in REQUIRED_FIELDS if k not in data], _listed("record is missing field(s) {}")
+    extra = [k for k in data if k not in known]
+    yield "", extra, _listed(f"record has unknown field(s) {{}}; known fields are {list(known)}")
+    yield "format", data["format"], _expect(lambda f: f == FORMAT, f"expected {FORMAT!r}")
+    yield "version", data["version"], _expect(_one_of(VERSION), f"this reader knows version {VERSION} (an integer)")
+    yield "rules", data["rules"], _expect(lambda r: isinstance(r, dict), "expected an object of rule fields")
+    missing_rules = [f for f in Rules().to_dict() if f not in data["rules"]]  # a default would replay other rules
+    yield "rules", missing_rules, _listed("missing field(s) {}; a record names every rule field")
+
+
+def _deal_checks(data: dict[str, Any], rules: Rules) -> Iterator[Check]:
+    """The dealer, a hand of ``hand_size`` canonical cards per seat, and the open and face-down cards."""
+    n = rules.n_players
+    yield "dealer", data["dealer"], _expect(_seat(n), f"expected a seat 0..{n - 1}")
+
+    def hands(deal: Any) -> str | None:
+        if isinstance(deal, list) and len(deal) == n:
+            return None
+        got = f"{len(deal)} hands" if isinstance(deal, list) else f"{deal!r:.80}"
+        return f"expected {n} hands (one per seat, as rules.n_players = {n} says), got {got}"
+
+    yield "deal", data["deal"], hands
+    size = rules.hand_size
+    for s, hand in enumerate(data["deal"]):
+        yield f"deal[{s}]", hand, _expect(lambda h: isinstance(h, list) and len(h) == size, f"expected {size} cards")
+        yield from ((f"deal[{s}][{k}]", text, _card_problem) for k, text in enumerate(hand))
+    for key, needs in (("open_card", "open"), ("face_down", "band")):
+        yield key, data[key], _placed_card(needs, rules.trump)
+
+
+def _placed_card(needs: str, trump: str) -> Problem:
+    """The open or the face-down card: a card exactly when ``trump`` is ``needs``, else null."""
+
+    def problem(card: Any) -> str | None:
+        if (card is not None) != (trump == needs):
+            return f"must be a card exactly when trump is {needs!r} (trump is {trump!r})"
+        return None if card is None else _card_problem(card)
+
+    return problem
+
+
+def _action_checks(actions: Any, n: int) -> Iterator[Check]:
+    """A list of ``{"seat", "action", "kind"}`` entries (kind optional) with a seat and a card or ASK."""
+    yield "actions", actions, _expect(lambda a: isinstance(a, list), "expected a list")
+    keys = {"seat", "action", "kind"}
+    shape = _expect(
+        lambda e: isinstance(e, dict) and not set(e) - keys and {"seat", "action"} <= set(e),
+        "expected {'seat': int, 'action': 'TS' or 'ASK', 'kind': ...}",
+    )
+    for i, entry in enumerate(actions):
+        where = f"action {i}"
+        yield where, entry, shape
+        yield where, entry["seat"], _expect(_seat(n), f"seat must be 0..{n - 1}")
+        yield where, entry["action"], lambda a: None if a == "ASK" else _card_problem(a)
+        if "kind" in entry:
+            yield (
+                where,
+                entry["kind"],
+                _expect(lambda k: k in ACTION_KINDS, f"kind must be one of {list(ACTION_KINDS)}"),
             )
-    if not any(_json_equal(result["winner"], team) for team in (0, 1, None)):
-        raise _fail("result.winner", f"expected a team 0 or 1, or null for a drawn hand, got {_got(result['winner'])}")
-    for key in ("mendikot", "whitewash"):
-        if not isinstance(result[key], bool):
-            raise _fail(f"result.{key}", f"expected true or false, got {_got(result[key])}")
-    if not seat(result["next_dealer"]):
-        raise _fail("result.next_dealer", f"expected a seat 0..{n - 1}, got {_got(result['next_dealer'])}")
-    if not any(_json_equal(result["trump"], suit) for suit in (0, 1, 2, 3, None)):
-        raise _fail("result.trump", f"expected a suit 0..3 (clubs .. spades) or null, got {_got(result['trump'])}")
-    winners = result["trick_winners"]
-    if not isinstance(winners, list) or not all(seat(s) for s in winners):
-        raise _fail("result.trick_winners", f"expected a list of seats 0..{n - 1}, got {_got(winners)}")
+
+
+def _result_checks(data: dict[str, Any], n: int) -> Iterator[Check]:
+    """The stored result's types, as the schema has them. The replay compares it with ``==``
+    afterwards, which would take ``0`` for ``false`` and ``true`` for ``1``."""
+    result = data["result"]
+    yield "result", result, _expect(lambda r: isinstance(r, dict), "expected an object")
+    yield "result", [k for k in RESULT_KEYS if k not in result], _listed("missing key(s) {}")
+    counts = _expect(
+        lambda v: isinstance(v, list) and len(v) == 2 and all(is_json_integer(x) and x >= 0 for x in v),
+        "expected two counts [team 0, team 1] (integers 0 or more)",
+    )
+    flag = _expect(lambda v: isinstance(v, bool), "expected true or false")
+    expected = {
+        "tens": counts,
+        "tricks": counts,
+        "winner": _expect(_one_of(0, 1, None), "expected a team 0 or 1, or null for a drawn hand"),
+        "mendikot": flag,
+        "whitewash": flag,
+        "next_dealer": _expect(_seat(n), f"expected a seat 0..{n - 1}"),
+        "trump": _expect(_one_of(0, 1, 2, 3, None), "expected a suit 0..3 (clubs .. spades) or null"),
+        "trick_winners": _expect(
+            lambda v: isinstance(v, list) and all(map(_seat(n), v)), f"expected a list of seats 0..{n - 1}"
+        ),
+    }
+    yield from ((f"result.{key}", result[key], problem) for key, problem in expected.items())
+    if "players" in data:
+        names = _expect(
+            lambda p: isinstance(p, list) and len(p) == n and all(isinstance(x, str) for x in p), f"expected {n} names"
+        )
+        yield "players", data["players"], names
+    if "meta" in data:
+        yield "meta", data["meta"], _expect(lambda m: isinstance(m, dict), "expected an object")
 
 
 def check_structure(data: Any) -> Rules:
@@ -199,81 +308,18 @@ def check_structure(data: Any) -> Rules:
 
     This mirrors the JSON schema by hand, so the package needs no schema library and the
     errors can say what is wrong in Mendikot terms.
+
+    Raises:
+        RecordError: naming the first bad field and what it should be.
     """
-    if not isinstance(data, dict):
-        raise RecordError(f"a record is a JSON object, got {type(data).__name__}")
-    required = ("format", "version", "rules", "dealer", "deal", "open_card", "face_down", "actions", "result")
-    missing = [k for k in required if k not in data]
-    if missing:
-        raise RecordError(f"record is missing field(s) {missing}")
-    known = (*required, "players", "meta")
-    extra = [k for k in data if k not in known]
-    if extra:
-        raise RecordError(f"record has unknown field(s) {extra}; known fields are {list(known)}")
-    if data["format"] != FORMAT:
-        raise _fail("format", f"expected {FORMAT!r}, got {data['format']!r}")
-    if not _json_equal(data["version"], VERSION):
-        raise _fail("version", f"this reader knows version {VERSION} (an integer), got {_got(data['version'])}")
-    if not isinstance(data["rules"], dict):
-        raise _fail("rules", f"expected an object of rule fields, got {data['rules']!r}")
-    missing_rules = [f for f in Rules().to_dict() if f not in data["rules"]]
-    if missing_rules:  # a default would silently replay the record under other rules
-        raise _fail("rules", f"missing field(s) {missing_rules}; a record names every rule field")
+    _require(_header_checks(data))
     try:
         rules = Rules.from_dict(data["rules"])
     except (TypeError, ValueError) as error:
         raise _fail("rules", f"{error}{_float_hint(data['rules'].values())}") from None
-    n = rules.n_players
-    if not is_json_integer(data["dealer"]) or not 0 <= data["dealer"] < n:
-        raise _fail("dealer", f"expected a seat 0..{n - 1}, got {_got(data['dealer'])}")
-    deal = data["deal"]
-    if not isinstance(deal, list) or len(deal) != n:
-        got = f"{len(deal)} hands" if isinstance(deal, list) else f"{deal!r:.80}"
-        raise _fail("deal", f"expected {n} hands (one per seat, as rules.n_players = {n} says), got {got}")
-    for s, hand in enumerate(deal):
-        if not isinstance(hand, list) or len(hand) != rules.hand_size:
-            raise _fail(f"deal[{s}]", f"expected {rules.hand_size} cards, got {hand!r:.80}")
-        for k, text in enumerate(hand):
-            _card(text, f"deal[{s}][{k}]")
-    for key in ("open_card", "face_down"):
-        if data[key] is not None:
-            _card(data[key], key)
-    if (data["open_card"] is not None) != (rules.trump == "open"):
-        raise _fail("open_card", f"must be a card exactly when trump is 'open' (trump is {rules.trump!r})")
-    if (data["face_down"] is not None) != (rules.trump == "band"):
-        raise _fail("face_down", f"must be a card exactly when trump is 'band' (trump is {rules.trump!r})")
-    actions = data["actions"]
-    if not isinstance(actions, list):
-        raise _fail("actions", f"expected a list, got {type(actions).__name__}")
-    for i, entry in enumerate(actions):
-        where = f"action {i}"
-        if (
-            not isinstance(entry, dict)
-            or set(entry) - {"seat", "action", "kind"}
-            or not {"seat", "action"} <= set(entry)
-        ):
-            raise _fail(where, f"expected {{'seat': int, 'action': 'TS' or 'ASK', 'kind': ...}}, got {entry!r}")
-        if not is_json_integer(entry["seat"]) or not 0 <= entry["seat"] < n:
-            raise _fail(where, f"seat must be 0..{n - 1}, got {_got(entry['seat'])}")
-        if entry["action"] != "ASK":
-            _card(entry["action"], where)
-        if "kind" in entry and entry["kind"] not in ACTION_KINDS:
-            raise _fail(where, f"kind must be one of {list(ACTION_KINDS)}, got {entry['kind']!r}")
-    result = data["result"]
-    if not isinstance(result, dict):
-        raise _fail("result", f"expected an object, got {result!r}")
-    missing = [k for k in RESULT_KEYS if k not in result]
-    if missing:
-        raise _fail("result", f"missing key(s) {missing}")
-    _check_result(result, n)
-    if "players" in data and (
-        not isinstance(data["players"], list)
-        or len(data["players"]) != n
-        or not all(isinstance(p, str) for p in data["players"])
-    ):
-        raise _fail("players", f"expected {n} names, got {data['players']!r}")
-    if "meta" in data and not isinstance(data["meta"], dict):
-        raise _fail("meta", f"expected an object, got {data['meta']!r}")
+    _require(_deal_checks(data, rules))
+    _require(_action_checks(data["actions"], rules.n_players))
+    _require(_result_checks(data, rules.n_players))
     return rules
 
 
@@ -308,47 +354,20 @@ class Replay:
 def replay_record(data: dict[str, Any]) -> Replay:
     """Replay a record through the core, checking every entry; raises RecordError if not sound."""
     rules = check_structure(data)
-    deal = [[_card(t, f"deal[{s}]") for t in hand] for s, hand in enumerate(data["deal"])]
-    open_card = None if data["open_card"] is None else _card(data["open_card"], "open_card")
+    deal = [[parse_card(text) for text in hand] for hand in data["deal"]]
+    open_card = None if data["open_card"] is None else parse_card(data["open_card"])
     try:
         state = core.new_hand(rules, rng=0, deal=deal, dealer=data["dealer"], open_card=open_card)
-    except ValueError as error:
+    except ValueError as error:  # a card dealt twice, or one the pack does not hold
         raise _fail("deal", str(error)) from None
-    events: list[TrickEvent] = []
+    face_down = None if data["face_down"] is None else parse_card(data["face_down"])
     actions = data["actions"]
+    events = []
     for i, entry in enumerate(actions):
-        seat, text = entry["seat"], entry["action"]
-        action = ASK_ACTION if text == "ASK" else _card(text, f"action {i}")
-        label = f"action {i} (seat {seat}, {text!r})"
-        if bool(state.done[0]):
-            raise RecordError(f"{label} comes after the hand is over ({i} actions finish it)")
-        current = int(state.current[0])
-        if seat != current:
-            raise RecordError(f"{label} is out of turn: seat {current} is to act")
-        legal = int(core.legal_bits(state)[0])
-        if not legal >> action & 1:
-            shown = " ".join(action_str(a) for a in set_to_cards(legal))
-            raise RecordError(f"{label} is illegal; legal: {shown}")
-        kind = action_kind(state, 0, action)
-        if "kind" in entry and entry["kind"] != kind:
-            raise RecordError(f"{label} is marked {entry['kind']!r} but is a {kind!r} action here")
-        trick_no = int(state.trick_no[0])
-        trick_before = [(s, int(c)) for s, c in enumerate(state.trick_cards[0]) if c >= 0]
-        trump_before = int(state.trump[0])
-        face_down_before = int(state.face_down[0])
-        core.step(state, np.array([action]))
-        event = TrickEvent(i, seat, action, kind, trick_no)
-        if kind == "hide":
-            if data["face_down"] is not None and _card(data["face_down"], "face_down") != action:
-                raise RecordError(f"{label} hides {text} but the record's face_down is {data['face_down']!r}")
-        if int(state.trick_no[0]) > trick_no:
-            event.trick_winner = int(state.trick_winners[0, trick_no])
-            event.trick_cards = [*trick_before, (seat, action)]
-        if int(state.trump[0]) != trump_before:
-            event.trump_after = int(state.trump[0])
-        if face_down_before >= 0 and int(state.face_down[0]) < 0:
-            event.revealed = face_down_before
-        events.append(event)
+        action = ASK_ACTION if entry["action"] == "ASK" else parse_card(entry["action"])
+        if problem := _entry_problem(state, entry, action, face_down, i):
+            raise RecordError(f"action {i} (seat {entry['seat']}, {entry['action']!r}) {problem}")
+        events.append(_step(state, i, entry["seat"], action))
     if not bool(state.done[0]):
         raise RecordError(
             f"the record ends after {len(actions)} actions but the hand is not over "
@@ -356,10 +375,45 @@ def replay_record(data: dict[str, Any]) -> Replay:
         )
     result = core.hand_results(state).as_dict(0)
     stored = data["result"]
-    for key in RESULT_KEYS:
-        if stored[key] != result[key]:
-            raise RecordError(f"result.{key} is {stored[key]!r} but the replay gives {result[key]!r}")
+    if differ := [key for key in RESULT_KEYS if stored[key] != result[key]]:
+        raise RecordError(f"result.{differ[0]} is {stored[differ[0]]!r} but the replay gives {result[differ[0]]!r}")
     return Replay(rules, state, events, result)
+
+
+def _entry_problem(state: core.State, entry: dict[str, Any], action: int, face_down: int | None, i: int) -> str | None:
+    """What is wrong with taking the record's entry ``i`` in ``state`` (one game), or None."""
+    if bool(state.done[0]):
+        return f"comes after the hand is over ({i} actions finish it)"
+    if entry["seat"] != int(state.current[0]):
+        return f"is out of turn: seat {int(state.current[0])} is to act"
+    legal = int(core.legal_bits(state)[0])
+    if not legal >> action & 1:
+        return f"is illegal; legal: {' '.join(action_str(a) for a in set_to_cards(legal))}"
+    kind = action_kind(state, 0, action)
+    if entry.get("kind", kind) != kind:
+        return f"is marked {entry['kind']!r} but is a {kind!r} action here"
+    if kind == "hide" and face_down is not None and face_down != action:
+        return f"hides {entry['action']} but the record's face_down is {card_str(face_down)!r}"
+    return None
+
+
+def _step(state: core.State, index: int, seat: int, action: int) -> TrickEvent:
+    """Take a checked action in ``state`` (one game) and say what it completed."""
+    kind = action_kind(state, 0, action)
+    trick_no = int(state.trick_no[0])
+    trick_before = [(s, int(c)) for s, c in enumerate(state.trick_cards[0]) if c >= 0]
+    trump_before = int(state.trump[0])
+    face_down_before = int(state.face_down[0])
+    core.step(state, np.array([action]), check=False)
+    event = TrickEvent(index, seat, action, kind, trick_no)
+    if int(state.trick_no[0]) > trick_no:
+        event.trick_winner = int(state.trick_winners[0, trick_no])
+        event.trick_cards = [*trick_before, (seat, action)]
+    if int(state.trump[0]) != trump_before:
+        event.trump_after = int(state.trump[0])
+    if face_down_before >= 0 and int(state.face_down[0]) < 0:
+        event.revealed = face_down_before
+    return event
 
 
 def read_json(path: str | Path) -> Any:
@@ -373,22 +427,21 @@ def read_json(path: str | Path) -> Any:
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as error:
-        raise RecordError(f"{path}: cannot read: {error.strerror or error}") from None
+        why = f"cannot read: {error.strerror or error}"
     except json.JSONDecodeError as error:
-        raise RecordError(f"{path}: not valid JSON: {error}") from None
+        why = f"not valid JSON: {error}"
     except UnicodeDecodeError as error:
-        raise RecordError(f"{path}: not UTF-8 text (byte {error.start}): records are UTF-8 JSON") from None
-    except ValueError as error:
-        if "integer string conversion" not in str(error):  # the only other one json.loads raises, so far
-            raise RecordError(f"{path}: not valid JSON: {error}") from None
-        raise RecordError(
-            f"{path}: holds a number too long to read (over {sys.get_int_max_str_digits()} digits); "
-            "a record's numbers are seats, counts and the version"
-        ) from None
+        why = f"not UTF-8 text (byte {error.start}): records are UTF-8 JSON"
+    except ValueError as error:  # the only other one json.loads raises, so far: too many digits
+        why = f"not valid JSON: {error}"
+        if "integer string conversion" in str(error):
+            why = (
+                f"holds a number too long to read (over {sys.get_int_max_str_digits()} digits); "
+                "a record's numbers are seats, counts and the version"
+            )
     except RecursionError:
-        raise RecordError(
-            f"{path}: nested too deeply to read; a record's lists and objects nest a few levels deep"
-        ) from None
+        why = "nested too deeply to read; a record's lists and objects nest a few levels deep"
+    raise RecordError(f"{path}: {why}")
 
 
 def load_record(path: str | Path) -> dict[str, Any]:
@@ -463,11 +516,11 @@ def format_record(data: dict[str, Any], symbols: bool = True) -> str:
     if data.get("meta"):
         lines.append(f"meta: {json.dumps(data['meta'])}")
     if data["open_card"] is not None:
-        oc = _card(data["open_card"], "open_card")
+        oc = parse_card(data["open_card"])
         lines.append(f"open card: {cs(oc)} (trump {SUIT_SYMBOLS[suit_of(oc)]})")
     lines.append("deal:")
     for s, hand in enumerate(data["deal"]):
-        cards = [_card(t, "deal") for t in hand]
+        cards = [parse_card(t) for t in hand]
         lines.append(f"  {names[s]:<{width}}  {hand_str(cards, symbols=symbols)}  (team {s % 2})")
     line: list[str] = []
     for ev in replay.events:
@@ -485,7 +538,7 @@ def format_record(data: dict[str, Any], symbols: bool = True) -> str:
             mark = f" (cuts: trump {SUIT_SYMBOLS[ev.trump_after]})"
         line.append(f"{who}: {cs(ev.action)}{mark}")
         if ev.trick_winner is not None:
-            tens = sum(1 for _, c in ev.trick_cards if c % NUM_RANKS == 8)
+            tens = sum(1 for _, c in ev.trick_cards if c in TENS)
             extra = f", {tens} ten{'s' if tens != 1 else ''}" if tens else ""
             lines.append(
                 f"trick {ev.trick + 1:>2}: "

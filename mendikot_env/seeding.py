@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .cards import is_integer
+from .checks import is_integer
 
 SEED_MAX = 2**63 - 1  # the largest seed every consumer (numpy, torch, int64 arrays) takes
 SEED_RULE = f"an integer 0 to {SEED_MAX} (2**63 - 1)"

@@ -25,7 +25,8 @@ from gymnasium.vector.utils import batch_space
 from agents.base import Agent, RandomAgent, actions_fault, check_plays, seed_agent
 
 from . import core
-from .cards import NUM_ACTIONS, action_index, is_integer, unpack_sets
+from .cards import NUM_ACTIONS, action_index, unpack_sets
+from .checks import check_choice, is_integer
 from .match import team_rewards
 from .observation import ObservationEncoder
 from .render import render_text
@@ -34,6 +35,8 @@ from .rules import Rules, resolve_rules
 from .seeding import check_seed, derived_seed, make_rng
 
 ILLEGAL_REWARD = -1.0
+REWARD_MODES = ("win", "points")  # +1/-1/0 per hand, or the scoring tariff's points
+CONTROLS = ("seat", "team")  # the learner plays one seat, or every seat of its team
 
 
 def _seat_agents(
@@ -74,12 +77,30 @@ def _learner_seats(rules: Rules, seat: int, control: str) -> list[int]:
     pass a range test and fail when the hand ends."""
     if not is_integer(seat) or seat not in range(rules.n_players):
         raise ValueError(f"learner seat {seat!r} is not a seat; seats are integers 0..{rules.n_players - 1}")
-    seat = int(seat)
-    if control == "seat":
-        return [seat]
-    if control == "team":
-        return list(range(seat % 2, rules.n_players, 2))
-    raise ValueError(f"control {control!r} is not allowed; choose 'seat' or 'team'")
+    check_choice("control", control, CONTROLS)
+    return [int(seat)] if control == "seat" else list(range(seat % 2, rules.n_players, 2))
+
+
+def _set_up_learner(
+    view: MendikotGymEnv | MendikotVectorEnv,
+    rules: Rules | str | dict[str, Any] | None,
+    rule_fields: dict[str, Any],
+    options: tuple[str, ...],
+    others: Agent | str | Mapping[int, Agent | str] | None,
+    seat: int,
+    control: str,
+    reward: str,
+) -> None:
+    """Check and set what both views share: rules, learner seats, the other seats' agents, the
+    encoder. ``options`` are the view's own keywords, named in the error for a misspelt one."""
+    view.rules = resolve_rules(rules, other_options=options, **rule_fields)
+    check_choice("reward", reward, REWARD_MODES)
+    view.reward_mode = reward
+    view.seats = _learner_seats(view.rules, seat, control)
+    view.agents = _seat_agents(view.rules, view.seats, others)
+    view._learner = np.isin(np.arange(view.rules.n_players), view.seats)
+    view.encoder = ObservationEncoder(view.rules)
+    view._rng = np.random.default_rng()
 
 
 def play_others(state: core.State, encoder: ObservationEncoder, agents: dict[int, Agent], learner: np.ndarray) -> None:
@@ -146,23 +167,12 @@ class MendikotGymEnv(gymnasium.Env):
         render_mode: str | None = None,
         **rule_fields: Any,
     ) -> None:
-        options = ("others", "seat", "control", "reward", "render_mode")
-        self.rules = resolve_rules(rules, other_options=options, **rule_fields)
-        if reward not in ("win", "points"):
-            raise ValueError(f"reward {reward!r} is not allowed; choose 'win' or 'points'")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode {render_mode!r} is not allowed; choose None or one of {self.metadata['render_modes']}"
-            )
+        check_choice("render_mode", render_mode, self.metadata["render_modes"], none_ok=True)
         self.render_mode = render_mode
-        self.reward_mode = reward
-        self.seats = _learner_seats(self.rules, seat, control)
-        self.agents = _seat_agents(self.rules, self.seats, others)
-        self._learner = np.isin(np.arange(self.rules.n_players), self.seats)
-        self.encoder = ObservationEncoder(self.rules)
+        options = ("others", "seat", "control", "reward", "render_mode")
+        _set_up_learner(self, rules, rule_fields, options, others, seat, control, reward)
         self.observation_space = spaces.Box(0.0, 1.0, (self.encoder.size,), dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
-        self._rng = np.random.default_rng()
         self.game: core.State | None = None
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
@@ -176,10 +186,8 @@ class MendikotGymEnv(gymnasium.Env):
         return self._observation(), {"action_mask": self.action_masks()}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
-        if self.game is None:
-            raise RuntimeError("call reset() before step()")
-        if self.game.phase[0] == core.OVER:
-            raise RuntimeError("the hand is over; call reset()")
+        if self.game is None or self.game.phase[0] == core.OVER:
+            raise RuntimeError("call reset() before step()" if self.game is None else "the hand is over; call reset()")
         value = action_index(action)
         if value is None:  # a float or a bool is a caller's bug, not a move to penalise
             raise ValueError(f"action must be an integer 0..{NUM_ACTIONS - 1}, got {action!r}")
@@ -251,22 +259,13 @@ class MendikotVectorEnv(gymnasium.vector.VectorEnv):
     ) -> None:
         if not is_integer(num_envs) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        num_envs = int(num_envs)
-        if reward not in ("win", "points"):
-            raise ValueError(f"reward {reward!r} is not allowed; choose 'win' or 'points'")
+        self.num_envs = num_envs = int(num_envs)
         options = ("others", "seat", "control", "reward")  # no render_mode: a vector env draws nothing
-        self.rules = resolve_rules(rules, other_options=options, **rule_fields)
-        self.num_envs = num_envs
-        self.reward_mode = reward
-        self.seats = _learner_seats(self.rules, seat, control)
-        self.agents = _seat_agents(self.rules, self.seats, others)
-        self._learner = np.isin(np.arange(self.rules.n_players), self.seats)
-        self.encoder = ObservationEncoder(self.rules)
+        _set_up_learner(self, rules, rule_fields, options, others, seat, control, reward)
         self.single_observation_space = spaces.Box(0.0, 1.0, (self.encoder.size,), dtype=np.float32)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self._rng = np.random.default_rng()
         self.games: core.State | None = None
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:

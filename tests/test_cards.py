@@ -114,9 +114,6 @@ def test_card_sets_round_trip() -> None:
     for width in (1, 52, 53, 64):
         assert np.array_equal(cards.unpack_sets(row, width), cards.unpack_sets(sets, width)[:, 0])
         assert np.array_equal(cards.unpack_sets(row[:1], width), cards.unpack_sets(sets, width)[:1, 0])
-    for width in (0, 65):
-        with pytest.raises(ValueError, match=f"width must be 1..64 .*got {width}"):
-            cards.unpack_sets(row, width)
 
 
 def test_hand_str_groups_by_suit_high_first() -> None:

@@ -168,12 +168,13 @@ def test_symbols_and_ten_forms_are_accepted() -> None:
         assert f"You {shown}" in out.getvalue()
 
 
-def test_seat_names() -> None:
+def test_seat_names(capsys: pytest.CaptureFixture[str]) -> None:
     assert seat_names(Rules(), 0) == ["You", "Left opp", "Partner", "Right opp"]
     assert seat_names(Rules(direction="anticlockwise"), 2) == ["Partner", "Left opp", "You", "Right opp"]
     assert seat_names(Rules(n_players=6), 1)[1:3] == ["You", "Opp 1"]
-    with pytest.raises(ValueError, match="not a seat"):
-        TerminalGame(Rules(), seat=4)
+    for seat in ("4", "-1"):  # the command checks the seat, before any bot is loaded
+        assert main(["play", "--seat", seat]) == 2
+        assert f"error: --seat {seat} is not a seat; seats are 0..3" in capsys.readouterr().err
 
 
 def test_play_command_with_stdin_closed(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

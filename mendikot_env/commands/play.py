@@ -76,7 +76,7 @@ class TerminalGame:
     Args:
         rules: the rule set (the match runs to ``rules.target``).
         level: the bots' agent spec (``easy``, ``medium``, ``hard``, ``random`` or a checkpoint).
-        seat: the human's seat.
+        seat: the human's seat (0 .. ``n_players - 1``; the command checks ``--seat``).
         seed: seed of the deals and the bots (None: fresh randomness).
         input_fn: reads one line given a prompt (the built-in ``input`` by default); raises
             EOFError at the end of input.
@@ -96,8 +96,6 @@ class TerminalGame:
         save_dir: str | Path | None = None,
         symbols: bool = True,
     ) -> None:
-        if seat not in range(rules.n_players):
-            raise ValueError(f"seat {seat} is not a seat; seats are 0..{rules.n_players - 1}")
         self.rules = rules
         self.human = seat
         self.rng = make_rng(seed)
@@ -250,10 +248,8 @@ class TerminalGame:
         while True:
             try:
                 line = self.input_fn(f"{question} (legal: {options}): ")
-            except EOFError:
-                raise QuitGame("End of input.") from None
-            except KeyboardInterrupt:
-                raise QuitGame("Interrupted.") from None
+            except (EOFError, KeyboardInterrupt) as stop:
+                raise QuitGame("End of input." if isinstance(stop, EOFError) else "Interrupted.") from None
             text = (line or "").strip()
             word = text.lower()
             if word in ("quit", "exit", "q"):
@@ -342,5 +338,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     check_output_paths(save_dir=args.save)
     rules = rules_from_args(args)
+    if args.seat not in range(rules.n_players):
+        raise ValueError(f"--seat {args.seat} is not a seat; seats are 0..{rules.n_players - 1}")
     game = TerminalGame(rules, args.level, args.seat, args.seed, save_dir=args.save, symbols=not args.ascii)
     return game.run()
