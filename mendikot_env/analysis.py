@@ -98,10 +98,13 @@ def deal(rules: Rules, hands: int, seed: int = 0) -> core.State:
 def redeal(state: core.State, rules: Rules | str | dict[str, Any], seed: int = 0) -> core.State:
     """The same cards and dealers as ``state``, as new hands under other ``rules`` (same
     number of players; a preset name or a dict of fields will do). An open draw's card
-    comes from ``seed``."""
+    comes from ``seed``.
+
+    Raises:
+        ValueError: ``rules`` for another number of players (``core.new_hands`` refuses
+            the deals' shape, naming the shape these rules need).
+    """
     rules = resolve_rules(rules)
-    if rules.n_players != state.rules.n_players:
-        raise ValueError(f"redeal keeps the seats: {state.rules.n_players} players, not {rules.n_players}")
     return core.new_hands(rules, state.batch_size, make_rng(seed), deals=deal_cards(state), dealers=state.dealer)
 
 
