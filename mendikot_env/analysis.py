@@ -3,9 +3,11 @@
 The notebooks stay thin (they call, tabulate and plot); every experiment they run lives
 here, tested, so a result in a notebook can be reproduced from a script:
 
-* intervals: :func:`wilson` (proportions), :func:`mean_interval` and
-  :func:`paired_difference` (means over deals; a paired difference on the same deals
-  removes the luck of the cards from a comparison);
+* intervals: :func:`wilson` (proportions), :func:`mean_ci` (scores in [0, 1], the
+  arena's win-rate interval), :func:`mean_interval` (the one interval of a mean, which
+  ``mean_ci`` is with bounds; from :mod:`mendikot_env.arena`) and :func:`paired_difference`
+  (means over deals; a paired difference on the same deals removes the luck of the cards
+  from a comparison);
 * per-hand facts of many hands played on the batched core (:func:`play_deals`), on the
   same cards under other rules (:func:`redeal`), for band hukum research (who revealed
   the face-down card, in which trick: :func:`reveal_counts`);
@@ -34,8 +36,7 @@ import numpy as np
 from agents.base import check_plays
 
 from . import core
-from .arena import Z95, ArenaResult, duplicate_arena, play_hands
-from .cards import unpack_sets
+from .arena import Z95, ArenaResult, deal_cards, duplicate_arena, mean_ci, mean_interval, play_hands
 from .observation import ObservationEncoder
 from .rules import Rules, resolve_rules
 from .seeding import derived_seed, make_rng
@@ -71,16 +72,6 @@ def wilson(successes: Any, n: Any, z: float = Z95) -> tuple[Any, Any, Any]:
     return p, low, high
 
 
-def mean_interval(values: np.ndarray, z: float = Z95) -> tuple[float, float, float]:
-    """Mean and normal 95% interval of independent values (not clipped)."""
-    x = np.asarray(values, dtype=np.float64)
-    mean = float(x.mean()) if x.size else float("nan")
-    if x.size < 2:
-        return mean, float("-inf"), float("inf")
-    half = z * float(x.std(ddof=1)) / math.sqrt(x.size)
-    return mean, mean - half, mean + half
-
-
 def paired_difference(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
     """Mean of ``x - y`` over the same deals, with its 95% interval: the cards cancel.
 
@@ -104,20 +95,16 @@ def deal(rules: Rules, hands: int, seed: int = 0) -> core.State:
     return core.new_hands(rules, hands, make_rng(seed))
 
 
-def deal_cards(state: core.State) -> np.ndarray:
-    """(B, n, hand_size) card ids dealt to each seat of each game (ascending)."""
-    flags = unpack_sets(state.deal)
-    B, n = state.deal.shape
-    return np.nonzero(flags)[2].reshape(B, n, -1)
-
-
 def redeal(state: core.State, rules: Rules | str | dict[str, Any], seed: int = 0) -> core.State:
     """The same cards and dealers as ``state``, as new hands under other ``rules`` (same
     number of players; a preset name or a dict of fields will do). An open draw's card
-    comes from ``seed``."""
+    comes from ``seed``.
+
+    Raises:
+        ValueError: ``rules`` for another number of players (``core.new_hands`` refuses
+            the deals' shape, naming the shape these rules need).
+    """
     rules = resolve_rules(rules)
-    if rules.n_players != state.rules.n_players:
-        raise ValueError(f"redeal keeps the seats: {state.rules.n_players} players, not {rules.n_players}")
     return core.new_hands(rules, state.batch_size, make_rng(seed), deals=deal_cards(state), dealers=state.dealer)
 
 
@@ -325,6 +312,7 @@ def duplicate_vs_plain(rules: Rules, agent_a: Any, agent_b: Any, deals: int, see
 
 
 OUTCOME_METRICS = ("won", "tens", "tricks", "mendikot", "whitewash", "suffered mendikot", "suffered whitewash")
+COUNT_METRICS = ("tens", "tricks")  # the metrics not in [0, 1]
 
 
 @dataclass
@@ -338,8 +326,11 @@ class Outcomes:
     tens_hist: np.ndarray = field(default_factory=lambda: np.zeros((2, 5)))  # (2, 5): hands with k tens, A and B
 
     def interval(self, metric: str, side: int = 0) -> tuple[float, float, float]:
-        """Mean over deal pairs of a metric for A (side 0) or B (side 1), with its 95% interval."""
-        return mean_interval(self._metric(metric)[:, side])
+        """Mean over deal pairs of a metric for A (side 0) or B (side 1), with its 95% interval:
+        the arena's :func:`mean_ci` for the metrics in [0, 1] (A's "won" interval is the
+        arena's win-rate interval), the plain one for the counts (tens, tricks)."""
+        values = self._metric(metric)[:, side]
+        return mean_interval(values) if metric in COUNT_METRICS else mean_ci(values)
 
     def difference(self, metric: str) -> tuple[float, float, float]:
         """A minus B on the same deals, with its 95% interval."""
@@ -522,6 +513,7 @@ __all__ = [
     "duplicate_outcomes",
     "duplicate_vs_plain",
     "learning_curve",
+    "mean_ci",
     "mean_interval",
     "num",
     "paired_difference",

@@ -141,21 +141,40 @@ def play_hands(
         core.step(state, actions, check=False)
 
 
-def _count(what: str, value: Any, low: int) -> int:
-    """``value`` as an int at least ``low``, or a ValueError naming it (10.0 or True would
-    fail inside numpy, "10" in a comparison)."""
-    if not is_integer(value) or value < low:
-        raise ValueError(f"{what} must be an integer {low} or more, got {value!r}")
-    return int(value)
+def _checked_call(
+    rules: Rules | str | dict[str, Any], agents: dict[str, Any], seed: Any, counts: dict[str, tuple[Any, int]]
+) -> tuple[Rules, int, list[int]]:
+    """The one check of the inputs of an arena entry point (:func:`duplicate_arena`,
+    :func:`duplicate_matches`, :func:`league`); the functions they call trust the result.
 
+    Args:
+        rules: a Rules, a preset name or a dict of fields.
+        agents: each agent by the role its errors name ("agent A", "agents[1]").
+        seed: the seed of the deals (an int: the deals must replay).
+        counts: each count by its name, as ``(value, lowest allowed)``.
 
-def _check_agent(agent: Any, rules: Rules, role: str) -> None:
-    """An agent object for ``rules``: a name, a class or anything without ``act`` would fail
-    at the first move with an AttributeError or a TypeError."""
-    if isinstance(agent, type) or not callable(getattr(agent, "act", None)):
-        how = f"agents.make({agent!r}, rules)" if isinstance(agent, str) else "an instance"
-        raise ValueError(f"{role} must be an agent with act(observations, masks), got {agent!r}; pass {how}")
-    check_plays(agent, rules, role)
+    Returns:
+        The rules, the seed and the counts (in the order given) as plain ints.
+
+    Raises:
+        ValueError: naming the count, seed or agent that is wrong. A count of 10.0 or True
+            would fail inside numpy, "10" in a comparison; a name, a class or anything
+            without ``act`` at the first move; an agent built for other hands would quietly
+            play the wrong game.
+    """
+    rules = resolve_rules(rules)
+    values = []
+    for what, (value, low) in counts.items():
+        if not is_integer(value) or value < low:
+            raise ValueError(f"{what} must be an integer {low} or more, got {value!r}")
+        values.append(int(value))
+    seed = check_seed(seed, optional=False)
+    for role, agent in agents.items():
+        if isinstance(agent, type) or not callable(getattr(agent, "act", None)):
+            how = f"agents.make({agent!r}, rules)" if isinstance(agent, str) else "an instance"
+            raise ValueError(f"{role} must be an agent with act(observations, masks), got {agent!r}; pass {how}")
+        check_plays(agent, rules, role)
+    return rules, seed, values
 
 
 def _name(agent: Any) -> str:
@@ -165,23 +184,44 @@ def _name(agent: Any) -> str:
 # ------------------------------------------------------------------------------ results
 
 
-def mean_ci(scores: np.ndarray) -> tuple[float, float, float]:
-    """Mean and 95% interval of per-pair scores (in [0, 1]).
+def mean_interval(
+    values: np.ndarray, z: float = Z95, bounds: tuple[float, float] | None = None
+) -> tuple[float, float, float]:
+    """Mean of ``values`` and its normal 95% interval: the one interval of the package.
 
-    The interval is the normal one of the scores with one pseudo-pair scoring 0 and one
-    scoring 1 added (Agresti and Coull's adjustment, for a mean of scores in [0, 1]): a
-    plain normal interval of a few pairs that all went one way is a single point ("100%,
-    CI 100% .. 100%"), which claims a certainty a few deals cannot give. Over hundreds of
-    pairs the two intervals differ in the third decimal. The mean is the plain one.
+    With ``bounds`` (the range the values can take), one pseudo-value at each bound joins
+    the values for the interval, which is then clipped to the bounds (Agresti and Coull's
+    adjustment): a plain normal interval of a few pairs that all went one way is a single
+    point ("100%, CI 100% .. 100%"), which claims a certainty a few deals cannot give. Over
+    hundreds of values the two intervals differ in the third decimal. The mean is the plain one.
+
+    Args:
+        values: independent values (per deal pair, say).
+        z: the normal quantile (95% by default).
+        bounds: ``(low, high)`` the values lie in, or None for an unbounded quantity.
+
+    Returns:
+        ``(mean, low, high)``; with too few values to spread, the whole range (the bounds,
+        or -inf .. inf) and a nan mean for no values.
     """
-    scores = np.asarray(scores, dtype=np.float64)
-    if scores.size == 0:
-        return float("nan"), 0.0, 1.0
-    mean = float(scores.mean())
-    adjusted = np.concatenate([scores, [0.0, 1.0]])
-    centre = float(adjusted.mean())
-    half = Z95 * float(adjusted.std(ddof=1)) / math.sqrt(adjusted.size)
-    return mean, max(0.0, centre - half), min(1.0, centre + half)
+    x = np.asarray(values, dtype=np.float64)
+    low, high = bounds if bounds is not None else (-math.inf, math.inf)
+    if x.size == 0:
+        return float("nan"), low, high
+    mean = float(x.mean())
+    if bounds is not None:
+        x = np.concatenate([x, [low, high]])
+    if x.size < 2:
+        return mean, low, high
+    centre = float(x.mean())
+    half = z * float(x.std(ddof=1)) / math.sqrt(x.size)
+    return mean, max(low, centre - half), min(high, centre + half)
+
+
+def mean_ci(scores: np.ndarray) -> tuple[float, float, float]:
+    """Mean and 95% interval of per-pair scores in [0, 1]: :func:`mean_interval` with
+    ``bounds=(0, 1)``, the interval of every win rate the arena and the notebooks report."""
+    return mean_interval(scores, bounds=(0.0, 1.0))
 
 
 @dataclass
@@ -283,7 +323,7 @@ def _chunk_rng(seed: int, chunk: int) -> np.random.Generator:
 
 
 def duplicate_arena(
-    rules: Rules,
+    rules: Rules | str | dict[str, Any],
     agent_a: Any,
     agent_b: Any,
     deals: int,
@@ -296,7 +336,7 @@ def duplicate_arena(
     """Play ``deals`` duplicate deal pairs of A against B.
 
     Args:
-        rules: the rule set.
+        rules: the rule set (a Rules, a preset name or a dict of fields).
         agent_a: agent A.
         agent_b: agent B (it may be the same object as A).
         deals: number of deal pairs (each deal is played twice).
@@ -309,14 +349,31 @@ def duplicate_arena(
 
     Returns:
         The ArenaResult (win rate of A with a 95% CI on per-pair scores, and the totals).
+
+    Raises:
+        ValueError: a count that is not an integer at least its minimum, a bad seed, or an
+            agent that is not one or was built for hands played otherwise.
+        AgentError: an agent returned the wrong shape or an illegal action.
     """
-    rules = resolve_rules(rules)
-    deals = _count("deals", deals, 1)
-    chunk = _count("chunk (deal pairs per batch)", chunk, 1)
-    matches = _count("matches", matches, 0)
-    seed = check_seed(seed, optional=False)  # the deals must replay
-    _check_agent(agent_a, rules, "agent A")
-    _check_agent(agent_b, rules, "agent B")
+    counts = {"deals": (deals, 1), "chunk (deal pairs per batch)": (chunk, 1), "matches": (matches, 0)}
+    rules, seed, (deals, chunk, matches) = _checked_call(rules, {"agent A": agent_a, "agent B": agent_b}, seed, counts)
+    result = _play_arena(rules, agent_a, agent_b, deals, seed, chunk, progress, on_hand)
+    if matches:
+        result.matches = _play_matches(rules, agent_a, agent_b, matches, seed, progress)
+    return result
+
+
+def _play_arena(
+    rules: Rules,
+    agent_a: Any,
+    agent_b: Any,
+    deals: int,
+    seed: int,
+    chunk: int,
+    progress: bool,
+    on_hand: Callable[[core.State, ActionLog, np.ndarray, np.ndarray], None] | None = None,
+) -> ArenaResult:
+    """:func:`duplicate_arena` on checked inputs, without the matches."""
     encoder = ObservationEncoder(rules)
     side = [SideStats(), SideStats()]
     pair_scores = np.empty(deals, dtype=np.float64)
@@ -328,9 +385,8 @@ def duplicate_arena(
         base = core.new_hands(rules, d, _chunk_rng(seed, c))
         state = base.select(np.concatenate([np.arange(d), np.arange(d)]))
         a_team = np.repeat(np.array([0, 1]), d)
-        team_agent = np.stack([np.where(a_team == 0, 0, 1), np.where(a_team == 0, 1, 0)], axis=1)
         log = ActionLog.empty(rules, 2 * d) if on_hand is not None else None
-        play_hands(state, [agent_a, agent_b], team_agent, encoder, log=log)
+        play_hands(state, [agent_a, agent_b], _team_agent(a_team), encoder, log=log)
         results = core.hand_results(state)
         score = _a_scores(results.winner, a_team)
         pair_scores[first : first + d] = (score[:d] + score[d:]) / 2
@@ -342,13 +398,13 @@ def duplicate_arena(
     bar.close()
     seconds = time.perf_counter() - start
     mean, low, high = mean_ci(pair_scores)
-    result = ArenaResult(
+    return ArenaResult(
         a=_name(agent_a),
         b=_name(agent_b),
         rules=rules.to_dict(),
-        seed=int(seed),
-        deals=int(deals),
-        hands=2 * int(deals),
+        seed=seed,
+        deals=deals,
+        hands=2 * deals,
         side_a=side[0],
         side_b=side[1],
         drawn=drawn,
@@ -362,9 +418,11 @@ def duplicate_arena(
         deals_per_s=deals / max(seconds, 1e-9),
         pair_scores=pair_scores,
     )
-    if matches:
-        result.matches = duplicate_matches(rules, agent_a, agent_b, matches, seed=seed, progress=progress)
-    return result
+
+
+def _team_agent(a_team: np.ndarray) -> np.ndarray:
+    """(B, 2) index of the agent playing each team: A (0) on ``a_team``, B (1) on the other."""
+    return np.stack([np.where(a_team == 0, 0, 1), np.where(a_team == 0, 1, 0)], axis=1)
 
 
 def _a_scores(winner: np.ndarray, a_team: np.ndarray) -> np.ndarray:
@@ -404,7 +462,7 @@ class _NoBar:
 
 
 def duplicate_matches(
-    rules: Rules, agent_a: Any, agent_b: Any, pairs: int, seed: int = 0, progress: bool = False
+    rules: Rules | str | dict[str, Any], agent_a: Any, agent_b: Any, pairs: int, seed: int = 0, progress: bool = False
 ) -> dict[str, Any]:
     """Play ``pairs`` duplicate matches to the rules' target.
 
@@ -412,39 +470,44 @@ def duplicate_matches(
     hand; the dealer then follows each match's own results (the rotation rule), so the
     pairing is as close as a match allows.
 
+    Args:
+        rules: the rule set (a Rules, a preset name or a dict of fields).
+        agent_a, agent_b: the agents.
+        pairs: duplicate match pairs to play.
+        seed: seed of the deals.
+        progress: show a progress bar (tqdm) on stderr.
+
     Returns:
         A dict: pairs, a_won, b_won, drawn, win_rate of A with its 95% CI (per-pair
         scores), mean hands per match.
     """
-    rules = resolve_rules(rules)
-    pairs = _count("match pairs", pairs, 1)
-    seed = check_seed(seed, optional=False)  # the deals must replay
-    _check_agent(agent_a, rules, "agent A")
-    _check_agent(agent_b, rules, "agent B")
-    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 1 << 20]))
+    agents = {"agent A": agent_a, "agent B": agent_b}
+    rules, seed, (pairs,) = _checked_call(rules, agents, seed, {"match pairs": (pairs, 1)})
+    return _play_matches(rules, agent_a, agent_b, pairs, seed, progress)
+
+
+def _play_matches(rules: Rules, agent_a: Any, agent_b: Any, pairs: int, seed: int, progress: bool) -> dict[str, Any]:
+    """:func:`duplicate_matches` on checked inputs."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 1 << 20]))
     encoder = ObservationEncoder(rules)
     first = rng.integers(0, rules.n_players, size=pairs)
     games = 2 * pairs
     pair_of = np.tile(np.arange(pairs), 2)
     a_team = np.repeat(np.array([0, 1]), pairs)
     match = MatchState.start(first[pair_of])
-    agents = [agent_a, agent_b]
     bar = _progress(pairs, progress, "matches")
     finished = 0
     while not match.over.all():
         base = core.new_hands(rules, pairs, rng)
         live = np.flatnonzero(~match.over)
-        cards = _deal_cards(base)
         state = core.new_hands(
             rules,
             live.size,
-            deals=cards[pair_of[live]],
+            deals=deal_cards(base)[pair_of[live]],
             dealers=match.dealer[live],
             open_cards=base.open_card[pair_of[live]] if rules.trump == "open" else None,
         )
-        at = a_team[live]
-        team_agent = np.stack([np.where(at == 0, 0, 1), np.where(at == 0, 1, 0)], axis=1)
-        play_hands(state, agents, team_agent, encoder, match_score=match.scores[live])
+        play_hands(state, [agent_a, agent_b], _team_agent(a_team[live]), encoder, match_score=match.scores[live])
         match.record(rules, core.hand_results(state), live)
         done_now = int(match.over.reshape(2, pairs).all(axis=0).sum())
         bar.update(done_now - finished)
@@ -452,10 +515,9 @@ def duplicate_matches(
     bar.close()
     winner = match.winner()
     score = _a_scores(winner, a_team)
-    pair_scores = (score[:pairs] + score[pairs:]) / 2
-    mean, low, high = mean_ci(pair_scores)
+    mean, low, high = mean_ci((score[:pairs] + score[pairs:]) / 2)
     return {
-        "pairs": int(pairs),
+        "pairs": pairs,
         "a_won": int(np.count_nonzero(winner == a_team)),
         "b_won": int(np.count_nonzero((winner >= 0) & (winner != a_team))),
         "drawn": int(np.count_nonzero(winner < 0)),
@@ -466,8 +528,9 @@ def duplicate_matches(
     }
 
 
-def _deal_cards(state: core.State) -> np.ndarray:
-    """(B, n, hand_size) card ids of the deal of each game (ascending per seat)."""
+def deal_cards(state: core.State) -> np.ndarray:
+    """(B, n, hand_size) card ids dealt to each seat of each game (ascending per seat): what
+    ``core.new_hands(deals=...)`` takes to deal the same cards again."""
     flags = unpack_sets(state.deal)
     B, n = state.deal.shape
     return np.nonzero(flags)[2].reshape(B, n, -1)
@@ -548,7 +611,7 @@ class LeagueResult:
 
 
 def league(
-    rules: Rules,
+    rules: Rules | str | dict[str, Any],
     agents: Sequence[Any],
     deals: int,
     seed: int = 0,
@@ -556,29 +619,37 @@ def league(
     progress: bool = False,
     names: Sequence[str] | None = None,
 ) -> LeagueResult:
-    """Every pair of ``agents`` in the duplicate arena, on the same deals, plus ratings."""
-    rules = resolve_rules(rules)
+    """Every pair of ``agents`` in the duplicate arena, on the same deals, plus ratings.
+
+    Args:
+        rules: the rule set (a Rules, a preset name or a dict of fields).
+        agents: two agents or more.
+        deals: deal pairs per pairing.
+        seed: seed of the deals (the same for every pairing).
+        chunk: deal pairs played per batch.
+        progress: show a progress bar (tqdm) on stderr.
+        names: display names, one per agent (default: the agents' names, numbered when two agree).
+
+    Returns:
+        The LeagueResult: the win-rate matrix with its intervals, and Bradley-Terry ratings.
+    """
     k = len(agents)
     if k < 2:
         raise ValueError("a league needs at least two agents")
-    deals = _count("deals", deals, 1)
-    seed = check_seed(seed, optional=False)  # the deals must replay
-    for i, agent in enumerate(agents):
-        _check_agent(agent, rules, f"agents[{i}]")
+    roles = {f"agents[{i}]": agent for i, agent in enumerate(agents)}
+    counts = {"deals": (deals, 1), "chunk (deal pairs per batch)": (chunk, 1)}
+    rules, seed, (deals, chunk) = _checked_call(rules, roles, seed, counts)
     if names is not None and len(names) != k:
         raise ValueError(f"names needs one name per agent: {k}, got {len(names)} ({list(names)})")
     names = list(names) if names is not None else [_name(a) for a in agents]
     if len(set(names)) != k:
         names = [f"{n}#{i}" for i, n in enumerate(names)]
-    rate = np.full((k, k), np.nan)
-    low = np.full((k, k), np.nan)
-    high = np.full((k, k), np.nan)
-    wins = np.zeros((k, k))
-    games = np.zeros((k, k))
+    rate, low, high = np.full((k, k), np.nan), np.full((k, k), np.nan), np.full((k, k), np.nan)
+    wins, games = np.zeros((k, k)), np.zeros((k, k))
     pairs = []
     start = time.perf_counter()
     for i, j in itertools.combinations(range(k), 2):
-        r = duplicate_arena(rules, agents[i], agents[j], deals, seed=seed, chunk=chunk, progress=progress)
+        r = _play_arena(rules, agents[i], agents[j], deals, seed, chunk, progress)
         r.a, r.b = names[i], names[j]
         pairs.append(r)
         rate[i, j], low[i, j], high[i, j] = r.win_rate, r.ci_low, r.ci_high
@@ -586,16 +657,15 @@ def league(
         wins[i, j] = r.win_rate * r.hands
         wins[j, i] = r.hands - wins[i, j]
         games[i, j] = games[j, i] = r.hands
-    ratings = bradley_terry(wins, games)
     return LeagueResult(
         names=names,
         rules=rules.to_dict(),
-        seed=int(seed),
-        deals=int(deals),
+        seed=seed,
+        deals=deals,
         win_rate=rate,
         ci_low=low,
         ci_high=high,
-        ratings=ratings,
+        ratings=bradley_terry(wins, games),
         pairs=pairs,
         seconds=time.perf_counter() - start,
     )

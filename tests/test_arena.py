@@ -11,7 +11,16 @@ import pytest
 
 from agents import RandomAgent, make
 from mendikot_env import Rules
-from mendikot_env.arena import AgentError, bradley_terry, duplicate_arena, duplicate_matches, league, mean_ci
+from mendikot_env.arena import (
+    AgentError,
+    bradley_terry,
+    deal_cards,
+    duplicate_arena,
+    duplicate_matches,
+    league,
+    mean_ci,
+    mean_interval,
+)
 from mendikot_env.cli import main
 from mendikot_env.records import load_record
 
@@ -83,6 +92,20 @@ def test_mean_ci() -> None:
         (0.4965, 0.5035), abs=1e-4
     )
     assert np.isnan(mean_ci(np.array([]))[0])
+
+
+def test_mean_ci_is_mean_interval_with_bounds_and_the_notebooks_use_the_same() -> None:
+    from mendikot_env import analysis
+
+    x = np.random.default_rng(0).random(30)
+    assert mean_ci(x) == mean_interval(x, bounds=(0.0, 1.0))
+    assert analysis.mean_ci is mean_ci and analysis.mean_interval is mean_interval
+    assert analysis.deal_cards is deal_cards
+    m, lo, hi = mean_interval(x)  # unbounded: the plain normal interval, not clipped
+    assert m == pytest.approx(x.mean()) and hi - m == pytest.approx(m - lo)
+    assert hi - m == pytest.approx(1.959963984540054 * x.std(ddof=1) / np.sqrt(30))
+    assert mean_interval(np.array([3.0])) == (3.0, -np.inf, np.inf)
+    assert mean_interval(np.array([2.0, 4.0]), bounds=(0.0, 4.0))[2] == 4.0  # clipped to the bounds
 
 
 # ----------------------------------------------------------------------- strength order
