@@ -472,7 +472,8 @@ def duplicate_matches(
 
     Args:
         rules: the rule set (a Rules, a preset name or a dict of fields).
-        agent_a, agent_b: the agents.
+        agent_a: agent A.
+        agent_b: agent B.
         pairs: duplicate match pairs to play.
         seed: seed of the deals.
         progress: show a progress bar (tqdm) on stderr.
