@@ -109,10 +109,11 @@ class Network(nn.Module):
             self._piece(observations, "led_suit")[:, :, None],
             self._piece(observations, "trump_suit")[:, :, None],
             self._piece(observations, "voids").reshape(batch, self.n, 4).transpose(1, 2),
-            self._piece(observations, "hand").reshape(batch, 4, 13).sum(-1, keepdim=True) / 13.0,
+            self._piece(observations, "hand").reshape(batch, NUM_SUITS, NUM_RANKS).sum(-1, keepdim=True) / NUM_RANKS,
         ]
         if self.hidden_trump_feature:
-            per_suit.append(self._piece(observations, "face_down").reshape(batch, 4, 13).sum(-1, keepdim=True))
+            face_down = self._piece(observations, "face_down").reshape(batch, NUM_SUITS, NUM_RANKS)
+            per_suit.append(face_down.sum(-1, keepdim=True))
         return torch.cat(per_suit, dim=2)
 
     def forward(self, observations: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -127,7 +128,7 @@ class Network(nn.Module):
         rows, cards = masks[:, :52].nonzero(as_tuple=True)
         hidden = (
             self.from_planes(planes[rows, :, cards])
-            + self.from_suit(self.suit_features(observations))[rows, cards // 13]
+            + self.from_suit(self.suit_features(observations))[rows, cards // NUM_RANKS]
             + self.from_static(self.static)[cards]
             + self.from_context(context)[rows]
         )

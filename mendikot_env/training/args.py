@@ -37,6 +37,15 @@ def cpu_has_native_bfloat16(cpuinfo: str | Path = "/proc/cpuinfo") -> bool | Non
     return any(flag in flags for flag in NATIVE_BFLOAT16_FLAGS)
 
 
+ALGORITHMS = ("ppo", "dmc")  # masked PPO, or Deep Monte-Carlo (see Args.algorithm)
+# The allowed values of every option that names a choice, checked when Args is made.
+CHOICES: dict[str, tuple[str, ...]] = {
+    "algorithm": ALGORITHMS,
+    "critic": CRITICS,
+    "precision": PRECISIONS,
+    "advisor": ADVISORS,
+}
+
 # The allowed range of every numeric option: (low, high, low_included); high is included,
 # and INF means no bound but a finite number. Checked when Args is made, so a bad value fails
 # before any work, not as a traceback mid-run (or, for an infinite rate, as NaN weights).
@@ -348,16 +357,11 @@ class Args:
         # stores them (numpy integers as Python ints), so checkpoints load with weights_only.
         resolved = resolve_rules(self.rules, **self.rule_fields)
         self.rule_fields = {name: getattr(resolved, name) for name in self.rule_fields}
-        if self.algorithm not in ("ppo", "dmc"):
-            raise ValueError(f"Args.algorithm {self.algorithm!r} is not allowed; choose 'ppo' or 'dmc'")
-        if self.critic not in CRITICS:
-            raise ValueError(f"Args.critic {self.critic!r} is not allowed; choose one of {CRITICS}")
+        for name, allowed in CHOICES.items():
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"Args.{name} {getattr(self, name)!r} is not allowed; choose one of {allowed}")
         if self.critic == "state" and self.algorithm != "ppo":
             raise ValueError(f"Args.critic 'state' needs algorithm 'ppo' (DMC has no critic), got {self.algorithm!r}")
-        if self.precision not in PRECISIONS:
-            raise ValueError(f"Args.precision {self.precision!r} is not allowed; choose one of {PRECISIONS}")
-        if self.advisor not in ADVISORS:
-            raise ValueError(f"Args.advisor {self.advisor!r} is not allowed; choose one of {ADVISORS}")
         self._check_ranges()
 
     def resolved_rules(self) -> Rules:

@@ -159,24 +159,16 @@ def train(args: Args, resume: bool = False, overwrite: bool = False) -> Path:
         prepare_run_folder(out, TRAINING_RUN_FILES, overwrite, resume_hint=hint)
     set_threads(args, device)
     encoder = ObservationEncoder(rules)
-    torch.manual_seed(args.seed)  # the network's initial weights
     saved_level = None if saved is None else saved["network"].get("advisor_level")  # the run keeps its advisor
-    network = build_network(rules, network_spec(rules, args, saved_level)).to(device)
-    run = TrainingState(
-        network=network,
-        optimizer=torch.optim.Adam(network.parameters(), lr=args.learning_rate, eps=1e-5),
-        rng=np.random.default_rng(args.seed),
-        generator=torch.Generator().manual_seed(args.seed),
-        seeded_agents=[agent for agent in (*bots, teacher) if getattr(agent, "rng", None) is not None],
-    )
+    run = initial_state(rules, args, device, [*bots, teacher], saved_level)
     if saved is not None:  # the one resume path: the checkpoint's state, then the same loop
         run.restore(saved, out / "checkpoint.pt", args)
-    log = MetricsLog(out, resume=resume, counters=run.counters)
+    network, counters = run.network, run.counters
+    log = MetricsLog(out, resume=resume, counters=counters)
     policy = make_policy(network, device, run.generator, args)
     imitate = teacher_policy(teacher, encoder.size)
     advisor = make_advisor(network.advisor, rules, network.advisor_level)
     advise = None if advisor is None else lambda obs, masks: with_advice(advisor, obs, masks)
-    counters = run.counters
     budget = args.minutes * 60.0
     session_start = time.perf_counter() - counters["seconds"]
     last_checkpoint = last_eval = time.perf_counter()
@@ -191,6 +183,7 @@ def train(args: Args, resume: bool = False, overwrite: bool = False) -> Path:
         for group in run.optimizer.param_groups:
             group["lr"] = learning_rate(args, counters)
         opponents = [] if imitating else opponent_pool(bots, run.snapshots, rules, args, device, network)
+        pool_size = len(bots) + len(run.snapshots)  # the pool as this iteration drew from it
         config = collect_config(args, len(bots), len(opponents), advise)
         network.eval()
         samples, stats = collect_hands(rules, imitate if imitating else policy, opponents, run.rng, encoder, config)
@@ -203,15 +196,10 @@ def train(args: Args, resume: bool = False, overwrite: bool = False) -> Path:
         check_finite_weights(network, counters["iteration"] + 1, out)  # before a checkpoint could keep them
 
         # 4. Bookkeeping, logging, the opponent pool.
-        counters["iteration"] += 1
-        counters["samples"] += len(samples)
-        counters["hands"] += stats.hands
-        counters["decisions"] += stats.all_decisions
-        counters["seconds"] = time.perf_counter() - session_start
+        count(counters, len(samples), stats, time.perf_counter() - session_start)
         if counters["iteration"] % args.snapshot_every == 0:
             run.snapshots = grow_pool(run.snapshots, network, args.pool_snapshots)
-        lr, pool_size = run.optimizer.param_groups[0]["lr"], len(bots) + len(run.snapshots)
-        row = metrics_row(stats, losses, update_seconds, imitating, lr, pool_size)
+        row = metrics_row(stats, losses, update_seconds, imitating, run.optimizer.param_groups[0]["lr"], pool_size)
         log.write(counters, row)
         bar.update_to(counters["seconds"], row["charts/samples_per_s"], counters["iteration"])
 
@@ -259,6 +247,31 @@ def set_threads(args: Args, device: torch.device) -> None:
             "emulated and the update runs several times slower than in float32; use --precision float32 here",
             stacklevel=3,
         )
+
+
+def initial_state(
+    rules: Rules, args: Args, device: torch.device, bots: list[Any], advisor_level: dict[str, Any] | None
+) -> TrainingState:
+    """A run's state before its first iteration, seeded by ``args.seed``: the network's initial
+    weights (with the advisor's saved ``Level`` on a resume), Adam, and the generators."""
+    torch.manual_seed(args.seed)  # the network's initial weights
+    network = build_network(rules, network_spec(rules, args, advisor_level)).to(device)
+    return TrainingState(
+        network=network,
+        optimizer=torch.optim.Adam(network.parameters(), lr=args.learning_rate, eps=1e-5),
+        rng=np.random.default_rng(args.seed),
+        generator=torch.Generator().manual_seed(args.seed),
+        seeded_agents=[agent for agent in bots if getattr(agent, "rng", None) is not None],
+    )
+
+
+def count(counters: dict[str, Any], samples: int, stats: CollectStats, seconds: float) -> None:
+    """Add an iteration to the run's counters (what the log's rows and the checkpoints carry)."""
+    counters["iteration"] += 1
+    counters["samples"] += samples
+    counters["hands"] += stats.hands
+    counters["decisions"] += stats.all_decisions
+    counters["seconds"] = seconds
 
 
 def learning_rate(args: Args, counters: dict[str, Any]) -> float:
