@@ -142,10 +142,16 @@ def teacher_policy(teacher: Any, obs_size: int) -> Policy:
 
 
 def train(args: Args, resume: bool = False, overwrite: bool = False) -> Path:
-    """Run (or resume) a training run; returns the run folder.
+    """Run (or resume) a training run.
 
-    A new run refuses a folder that already holds one (``RunFolderInUseError``, a
-    ValueError) unless ``overwrite`` is True, which deletes that run's files first.
+    Args:
+        args: the run's settings (on a resume, the run keeps its own network).
+        resume: continue the run in ``args.out`` exactly, from its checkpoint.
+        overwrite: a new run in a folder that already holds one deletes that run's files
+            first (otherwise ``RunFolderInUseError``, a ValueError).
+
+    Returns:
+        The run folder (``checkpoint.pt``, ``agent.pt``, metrics, learning curve).
     """
     out = Path(args.out)
     rules, device = start_checks(args, resume, overwrite)
@@ -154,9 +160,7 @@ def train(args: Args, resume: bool = False, overwrite: bool = False) -> Path:
         saved, args = resume_state(out / "checkpoint.pt", rules, args)
     bots, teacher = make_pool_bots_and_teacher(args, rules)  # a bad name fails before --overwrite deletes
     if not resume:
-        resumable = (out / "checkpoint.pt").is_file()  # a run stopped before its first checkpoint is not
-        hint = f"`mendikot train --resume {out}`" if resumable else None
-        prepare_run_folder(out, TRAINING_RUN_FILES, overwrite, resume_hint=hint)
+        prepare_new_run_folder(out, overwrite)
     set_threads(args, device)
     encoder = ObservationEncoder(rules)
     saved_level = None if saved is None else saved["network"].get("advisor_level")  # the run keeps its advisor
@@ -213,12 +217,7 @@ def train(args: Args, resume: bool = False, overwrite: bool = False) -> Path:
             last_checkpoint = now
             save_atomic(run.payload(rules, args), out / "checkpoint.pt")
     bar.close()
-    network.eval()
-    log.write(counters, evaluate_against(network, rules, args.eval_opponents, args.eval_deals, device))
-    save_atomic(run.payload(rules, args), out / "checkpoint.pt")
-    export_agent(network, rules, args, out / "agent.pt")
-    log.close()
-    log.plot(out / "learning_curve.png")
+    finish(run, log, rules, args, device, out)
     return out
 
 
@@ -233,6 +232,23 @@ def start_checks(args: Args, resume: bool, overwrite: bool) -> tuple[Rules, torc
     check_device(args.device)
     check_eval_opponents(args, rules)
     return rules, torch.device(args.device)
+
+
+def prepare_new_run_folder(out: Path, overwrite: bool) -> None:
+    """The folder of a new run, refused when it holds another run unless ``overwrite``."""
+    resumable = (out / "checkpoint.pt").is_file()  # a run stopped before its first checkpoint is not
+    hint = f"`mendikot train --resume {out}`" if resumable else None
+    prepare_run_folder(out, TRAINING_RUN_FILES, overwrite, resume_hint=hint)
+
+
+def finish(run: TrainingState, log: MetricsLog, rules: Rules, args: Args, device: torch.device, out: Path) -> None:
+    """The end of a run: a last evaluation and checkpoint, the agent file, the CSV and the plot."""
+    run.network.eval()
+    log.write(run.counters, evaluate_against(run.network, rules, args.eval_opponents, args.eval_deals, device))
+    save_atomic(run.payload(rules, args), out / "checkpoint.pt")
+    export_agent(run.network, rules, args, out / "agent.pt")
+    log.close()
+    log.plot(out / "learning_curve.png")
 
 
 def set_threads(args: Args, device: torch.device) -> None:
