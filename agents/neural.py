@@ -1,71 +1,32 @@
-"""Agents backed by a trained network (a training checkpoint or an exported agent file)."""
+"""Agents backed by a trained network (a training checkpoint or an exported agent file).
+
+The network itself is :mod:`agents.network`, its file format :mod:`agents.checkpoint_format`:
+the trainer imports both from the agents layer.
+"""
 
 from __future__ import annotations
 
-from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from mendikot_env.cards import NUM_ACTIONS
 from mendikot_env.observation import observation_layout
 from mendikot_env.rules import Rules
 from mendikot_env.seeding import check_seed
-from mendikot_env.training.args import PRECISIONS, precision_context
 
+from .advice import advisor_level, make_advisor, with_advice
 from .base import check_batch
+from .network_options import PRECISIONS, precision_context
 
-
-def with_advice(advisor: Any, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """(B, D + 53) float32: the observations with the advisor's chosen action appended as a
-    one-hot, the input of a network trained with an advisor (``Args.advisor``).
-
-    The advisor acts on the same observation and mask, so the extra input holds nothing the
-    seat could not work out itself.
-    """
-    advice = np.zeros((len(observations), NUM_ACTIONS), dtype=np.float32)
-    advice[np.arange(len(observations)), advisor.act(observations, masks)] = 1.0
-    return np.concatenate([np.asarray(observations, dtype=np.float32), advice], axis=1)
-
-
-def make_advisor(name: str, rules: Rules, level: dict[str, Any] | None = None) -> Any:
-    """The advisor a network was trained with (None for ``"none"``): a rule-based agent with
-    no tie-breaking jitter, so its advice is a pure function of the observation.
-
-    ``level``: the bot's switches and numbers (its ``Level``) as saved with the network, so an
-    agent keeps the advice it was trained with even after the bots are retuned (default:
-    the level as the code has it now).
-    """
-    if name == "none":
-        return None
-    from agents.rule_based import Level, RuleBasedAgent
-
-    try:
-        spec = None if level is None else Level(**level)
-    except TypeError:
-        raise ValueError(
-            f"advisor level {level!r} is not a Level; its fields are {[f.name for f in fields(Level)]}"
-        ) from None
-    return RuleBasedAgent(rules, name, seed=None, spec=spec)
-
-
-def advisor_level(name: str, rules: Rules, saved: dict[str, Any] | None = None) -> dict[str, Any] | None:
-    """The ``Level`` of the advisor ``name`` as a plain dict (what networks save): ``saved``
-    once checked, else the level as the code has it now; None without an advisor.
-
-    Raises:
-        ValueError: ``saved`` is not a ``Level``.
-    """
-    advisor = make_advisor(name, rules, saved)
-    return None if advisor is None else asdict(advisor.spec)
+__all__ = ["NeuralAgent", "advisor_level", "load_neural_agent", "make_advisor", "with_advice"]
 
 
 class NeuralAgent:
     """Plays the masked policy of a network: greedy (strongest) or sampled.
 
     Args:
-        network: a ``mendikot_env.training.loop.Network``.
+        network: an :class:`agents.network.Network`.
         rules: the rules it was trained for (its observation size must match, plus 53 with
             an advisor, which the agent appends itself).
         greedy: take the most likely legal action; otherwise sample.
@@ -141,12 +102,12 @@ def load_neural_agent(
     """Load an agent from a run folder (its ``agent.pt``, else ``checkpoint.pt``) or a file.
 
     Raises:
-        mendikot_env.training.checkpoint.CheckpointError: a missing, corrupt or foreign file.
+        agents.checkpoint_format.CheckpointError: a missing, corrupt or foreign file.
     """
     import torch
 
-    from mendikot_env.training.checkpoint import CheckpointError, load_checkpoint
-    from mendikot_env.training.loop import build_network
+    from .checkpoint_format import CheckpointError, load_checkpoint
+    from .network import build_network
 
     path = Path(path)
     if path.is_dir():

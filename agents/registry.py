@@ -4,8 +4,9 @@
 trained agent: a run folder of ``mendikot train`` (``agents.load("runs/NAME")``), a ``.pt``
 file, ``"trained"`` (the checkpoint shipped with the package for the rules played:
 ``standard`` or ``band``, under any rotation, scoring, target and direction), or a file
-whose suffix has a registered loader (:func:`register_checkpoint_loader`, e.g. RLlib
-exports; a ``train-rllib`` run folder stands for its ``agent.rllib``), or several trained
+whose suffix has a loader in ``CHECKPOINT_LOADERS`` (a plain table: ``.pt``, RLlib's
+``.rllib`` exports, and what :func:`register_checkpoint_loader` adds; a ``train-rllib`` run
+folder stands for its ``agent.rllib``), or several trained
 networks joined by ``+`` (``"runs/a+runs/b"``: an ``EnsembleAgent`` that plays their
 averaged policy), so the arena, the league and ``mendikot play`` take all of them without
 changes.
@@ -27,13 +28,44 @@ AGENT_NAMES = ("random", *LEVELS, "trained")
 # the one trained for the rules asked for.
 SHIPPED_AGENTS = {preset: Path(__file__).parent / "trained" / f"{preset}.pt" for preset in ("standard", "band")}
 
-# File suffix (e.g. ".pt") -> function(path, rules, seed) returning an Agent.
-CheckpointLoader = Callable[[Path, Rules, int | None], Agent]
-CHECKPOINT_LOADERS: dict[str, CheckpointLoader] = {}
+# A checkpoint loader: (path, rules or None, seed) -> Agent. With rules None the agent plays
+# the rules it was trained for (a .pt checkpoint) or the standard game.
+CheckpointLoader = Callable[[Path, Rules | None, int | None], Agent]
+
+
+def _network_file(path: Path, rules: Rules | None, seed: int | None) -> Agent:
+    """A ``mendikot train`` checkpoint or run folder (needs torch), checked against ``rules``."""
+    try:
+        import torch  # noqa: F401
+    except ImportError as error:
+        raise ValueError(f"loading {path} needs torch: pip install -e '.[train]' ({error})") from None
+    from .neural import load_neural_agent
+
+    agent = load_neural_agent(path, seed=seed)
+    # The agent keeps its own rules (its advisor reads their scoring); rules that play hands
+    # the same way differ only between hands, which it never sees.
+    differences = [] if rules is None else agent.rules.hand_differences(rules)
+    if differences:
+        raise ValueError(
+            f"{path} was trained for hands played otherwise ({'; '.join(differences)}): {agent.rules}, not {rules}"
+        )
+    return agent
+
+
+def _policy_file(path: Path, rules: Rules | None, seed: int | None) -> Agent:
+    """An exported ``.rllib`` policy (numpy only), checked against ``rules`` (default: the standard game)."""
+    from .policy_file import load_policy_file
+
+    return load_policy_file(path, Rules() if rules is None else rules, seed)
+
+
+# File suffix -> loader: a plain table (a run folder is read by the loader of its agent file).
+CHECKPOINT_LOADERS: dict[str, CheckpointLoader] = {".pt": _network_file, ".rllib": _policy_file}
 
 
 def register_checkpoint_loader(suffix: str, loader: CheckpointLoader) -> None:
-    """Let :func:`load` open checkpoints whose file name ends in ``suffix`` (e.g. ``".pt"``)."""
+    """Let :func:`load` open checkpoints whose file name ends in ``suffix`` (e.g. ``".onnx"``):
+    an entry added to ``CHECKPOINT_LOADERS``. The loader is called with ``(path, rules, seed)``."""
     if not suffix.startswith("."):
         raise ValueError(f"checkpoint suffix must start with a dot, got {suffix!r}")
     CHECKPOINT_LOADERS[suffix] = loader
@@ -55,7 +87,7 @@ def make(name: str, rules: Rules | str | None = None, seed: int | None = None) -
     if key in LEVELS:
         return RuleBasedAgent(rules, key, seed=seed)
     if key == "trained":
-        agent = _load_network(_shipped_agent_for(rules), rules, seed)
+        agent = _network_file(_shipped_agent_for(rules), rules, seed)
         agent.name = "trained"
         return agent
     raise ValueError(
@@ -90,35 +122,25 @@ def load(spec: str | Path, rules: Rules | str | None = None, seed: int | None = 
         raise ValueError(f"checkpoint {spec!r} does not exist")
     if path.is_dir():
         path = _run_folder_agent(path)
-    if path.is_dir() or path.suffix == ".pt":
-        return _load_network(path, rules, seed)
-    if path.suffix not in CHECKPOINT_LOADERS:
-        _register_optional_loaders()
-    loader = CHECKPOINT_LOADERS.get(path.suffix)
+    loader = CHECKPOINT_LOADERS.get(".pt" if path.is_dir() else path.suffix)
     if loader is None:
-        known = ", ".join([".pt", "run folders", *sorted(CHECKPOINT_LOADERS)])
+        known = ", ".join(["run folders", *sorted(CHECKPOINT_LOADERS)])
         raise ValueError(
             f"no checkpoint loader for {spec!r} (suffix {path.suffix or '(none)'!r}; loaders: {known}); "
             f"known agent names: {', '.join(AGENT_NAMES)}"
         )
-    agent = loader(path, Rules() if rules is None else rules, seed)
+    agent = loader(path, rules, seed)
     if not hasattr(agent, "name"):
         agent.name = path.stem  # type: ignore[attr-defined]
     return agent
 
 
-def _register_optional_loaders() -> None:
-    """Import the optional integrations, which register their checkpoint loaders (``.rllib``)."""
-    import mendikot_env.integrations  # noqa: F401
-
-
 def _run_folder_agent(folder: Path) -> Path:
     """The agent file of a run folder: ``mendikot train``'s (the folder itself, read by
-    ``load_neural_agent``), else another trainer's ``agent<suffix>`` with a registered loader
+    ``load_neural_agent``), else another trainer's ``agent<suffix>`` with a loader
     (``train-rllib`` writes ``agent.rllib``)."""
     if (folder / "agent.pt").is_file() or (folder / "checkpoint.pt").is_file():
         return folder
-    _register_optional_loaders()
     for suffix in sorted(CHECKPOINT_LOADERS):
         if (folder / f"agent{suffix}").is_file():
             return folder / f"agent{suffix}"
@@ -156,22 +178,3 @@ def _ensemble_members(spec: str) -> list[str]:
         if part.lower() not in AGENT_NAMES and not Path(part).exists():
             raise ValueError(f"{part!r} (a member of the ensemble spec {spec!r}) does not exist; {rule}")
     return parts
-
-
-def _load_network(path: Path, rules: Rules | None, seed: int | None) -> Agent:
-    """A trained network from ``mendikot train`` (needs torch), checked against ``rules``."""
-    try:
-        import torch  # noqa: F401
-    except ImportError as error:
-        raise ValueError(f"loading {path} needs torch: pip install -e '.[train]' ({error})") from None
-    from .neural import load_neural_agent
-
-    agent = load_neural_agent(path, seed=seed)
-    # The agent keeps its own rules (its advisor reads their scoring); rules that play hands
-    # the same way differ only between hands, which it never sees.
-    differences = [] if rules is None else agent.rules.hand_differences(rules)
-    if differences:
-        raise ValueError(
-            f"{path} was trained for hands played otherwise ({'; '.join(differences)}): {agent.rules}, not {rules}"
-        )
-    return agent

@@ -399,7 +399,7 @@ def test_neural_agent_sampling_is_seeded() -> None:
 
 def test_duplicate_baseline_cancels_the_cards_when_the_learner_plays_like_the_bot() -> None:
     from mendikot_env.observation import ObservationEncoder
-    from mendikot_env.training.selfplay import LEARNER, collect_hands
+    from mendikot_env.training.selfplay import LEARNER, CollectConfig, collect_hands
 
     rules = Rules()
     bot = agents.RuleBasedAgent(rules, "medium")  # no seed: deterministic tie-breaks
@@ -411,10 +411,14 @@ def test_duplicate_baseline_cancels_the_cards_when_the_learner_plays_like_the_bo
 
     common = {"pool_share": 1.0, "gamma": 1.0, "gae_lambda": 1.0, "tens_reward": 0.0}
     encoder = ObservationEncoder(rules)
-    samples, stats = collect_hands(rules, policy, [bot], 64, np.random.default_rng(4), encoder, duplicate=1, **common)
+    samples, stats = collect_hands(
+        rules, policy, [bot], np.random.default_rng(4), encoder, CollectConfig(64, duplicate=1, **common)
+    )
     assert stats.pool_hands == 64 and LEARNER == 0
     assert np.all(samples.outcomes == 0.0), "same cards, same play: the duplicate reward is exactly zero"
-    plain, _ = collect_hands(rules, policy, [bot], 64, np.random.default_rng(4), encoder, duplicate=0, **common)
+    plain, _ = collect_hands(
+        rules, policy, [bot], np.random.default_rng(4), encoder, CollectConfig(64, duplicate=0, **common)
+    )
     assert np.any(plain.outcomes != 0.0), "without the baseline the cards decide the reward"
 
 
@@ -462,7 +466,7 @@ def test_resume_of_a_run_saved_before_the_hidden_trump_feature(tmp_path: Path) -
 
 def test_centralised_critic_is_given_every_hand_of_the_acting_seat() -> None:
     from mendikot_env.observation import ObservationEncoder
-    from mendikot_env.training.selfplay import collect_hands
+    from mendikot_env.training.selfplay import CollectConfig, collect_hands
 
     rules = Rules.preset("band")
     encoder = ObservationEncoder(rules)
@@ -478,7 +482,9 @@ def test_centralised_critic_is_given_every_hand_of_the_acting_seat() -> None:
         return bot.act(observations, masks), np.zeros(len(observations), dtype=np.float32), values
 
     common = {"pool_share": 0.5, "gamma": 1.0, "gae_lambda": 1.0}
-    samples, _ = collect_hands(rules, policy, [bot], 32, np.random.default_rng(2), encoder, centralised=True, **common)
+    samples, _ = collect_hands(
+        rules, policy, [bot], np.random.default_rng(2), encoder, CollectConfig(32, centralised=True, **common)
+    )
     layout = encoder.layout
     for observations, hidden in seen:
         cards = hidden.reshape(-1, 5, 52)
@@ -488,7 +494,9 @@ def test_centralised_critic_is_given_every_hand_of_the_acting_seat() -> None:
         assert np.array_equal(everywhere, np.ones_like(everywhere))
     assert np.array_equal(samples.hidden_cards, np.concatenate([h for _, h in seen]))
     assert np.array_equal(samples.values, samples.hidden_cards[:, :52].sum(axis=1)), "values come from the critic"
-    plain, _ = collect_hands(rules, policy_without_critic(bot), [bot], 8, np.random.default_rng(2), encoder, **common)
+    plain, _ = collect_hands(
+        rules, policy_without_critic(bot), [bot], np.random.default_rng(2), encoder, CollectConfig(8, **common)
+    )
     assert plain.hidden_cards is None
 
 
@@ -627,7 +635,7 @@ def test_an_advised_agent_computes_the_advice_from_the_observation_it_is_given(p
 def test_collection_keeps_the_advised_input_and_opponents_see_plain_observations() -> None:
     from agents.neural import make_advisor, with_advice
     from mendikot_env.observation import ObservationEncoder
-    from mendikot_env.training.selfplay import collect_hands
+    from mendikot_env.training.selfplay import CollectConfig, collect_hands
 
     rules = Rules.preset("band")
     encoder = ObservationEncoder(rules)
@@ -640,8 +648,9 @@ def test_collection_keeps_the_advised_input_and_opponents_see_plain_observations
         return bot.act(observations[:, : encoder.size], masks), zeros, zeros
 
     samples, _ = collect_hands(
-        rules, policy, [bot], 32, np.random.default_rng(2), encoder, pool_share=0.5, gamma=1.0, gae_lambda=1.0,
-        advise=lambda obs, masks: with_advice(advisor, obs, masks),
+        rules, policy, [bot], np.random.default_rng(2), encoder, CollectConfig(
+            32, pool_share=0.5, gamma=1.0, gae_lambda=1.0, advise=lambda obs, masks: with_advice(advisor, obs, masks)
+        ),
     )  # fmt: skip
     assert samples.observations.shape[1] == encoder.size + 53
     assert np.array_equal(samples.observations, np.concatenate(given))
@@ -712,7 +721,7 @@ def test_annealing_over_minutes_follows_the_time_spent() -> None:
 @pytest.mark.parametrize("preset", ["standard", "band"])
 def test_skipping_forced_decisions_drops_exactly_their_samples(preset: str) -> None:
     from mendikot_env.observation import ObservationEncoder
-    from mendikot_env.training.selfplay import collect_hands
+    from mendikot_env.training.selfplay import CollectConfig, collect_hands
 
     rules = Rules.preset(preset)
     bot = agents.RuleBasedAgent(rules, "medium")  # deterministic: both collections play the same hands
@@ -723,9 +732,11 @@ def test_skipping_forced_decisions_drops_exactly_their_samples(preset: str) -> N
 
     common = {"pool_share": 0.5, "gamma": 1.0, "gae_lambda": 1.0, "tens_reward": 0.2}
     encoder = ObservationEncoder(rules)
-    full, full_stats = collect_hands(rules, lowest_legal, [bot], 32, np.random.default_rng(5), encoder, **common)
+    full, full_stats = collect_hands(
+        rules, lowest_legal, [bot], np.random.default_rng(5), encoder, CollectConfig(32, **common)
+    )
     kept, stats = collect_hands(
-        rules, lowest_legal, [bot], 32, np.random.default_rng(5), encoder, skip_forced=True, **common
+        rules, lowest_legal, [bot], np.random.default_rng(5), encoder, CollectConfig(32, skip_forced=True, **common)
     )
     choice = full.masks.sum(axis=1) > 1
     assert full_stats.forced == 0 and stats.forced == np.count_nonzero(~choice) > len(full) // 10
@@ -924,7 +935,7 @@ def test_a_bfloat16_run_resumes_exactly_and_its_snapshots_play_bfloat16(tmp_path
 def test_duplicate_snapshots_replays_the_snapshot_games_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from mendikot_env.observation import ObservationEncoder
     from mendikot_env.training import loop
-    from mendikot_env.training.selfplay import collect_hands
+    from mendikot_env.training.selfplay import CollectConfig, collect_hands
 
     # A network opponent's games cancel the cards like a bot's: the learner playing as the
     # snapshot does (same network, greedy) gets exactly zero.
@@ -938,7 +949,7 @@ def test_duplicate_snapshots_replays_the_snapshot_games_too(tmp_path: Path, monk
 
     common = {"pool_share": 1.0, "gamma": 1.0, "gae_lambda": 1.0, "duplicate": 1}
     samples, _ = collect_hands(
-        rules, same_play, [snapshot], 32, np.random.default_rng(2), ObservationEncoder(rules), **common
+        rules, same_play, [snapshot], np.random.default_rng(2), ObservationEncoder(rules), CollectConfig(32, **common)
     )
     assert np.all(samples.outcomes == 0.0)
 
@@ -946,7 +957,7 @@ def test_duplicate_snapshots_replays_the_snapshot_games_too(tmp_path: Path, monk
     seen: list[tuple[int, int]] = []
 
     def recording(*args: object, **kwargs: object) -> object:
-        seen.append((len(args[2]), args[11]))  # (opponents, duplicated ones)
+        seen.append((len(args[2]), args[5].duplicate))  # (opponents, duplicated ones)
         return collect_hands(*args, **kwargs)
 
     monkeypatch.setattr(loop, "collect_hands", recording)

@@ -115,7 +115,7 @@ def training_rate(rules: Rules, seconds: float, pool: bool, precision: str = "fl
     from agents import make
 
     from ..training.loop import build_network, make_policy, network_spec, pool_weights
-    from ..training.selfplay import collect_hands
+    from ..training.selfplay import CollectConfig, collect_hands
 
     args = Args(rules="standard", precision=precision)
     network = build_network(rules, network_spec(rules, args)).eval()
@@ -127,10 +127,11 @@ def training_rate(rules: Rules, seconds: float, pool: bool, precision: str = "fl
     totals = {"decisions": 0.0, "samples": 0.0, "core": 0.0, "encoder": 0.0, "network": 0.0, "opponents": 0.0}
     spent = 0.0
     while spent < seconds:
-        _, stats = collect_hands(
-            rules, policy, bots, args.games, rng, encoder, share, args.gamma, args.gae_lambda,
-            args.tens_reward, pool_weights(len(bots), 0, args.pool_bot_share), len(bots),
+        config = CollectConfig(
+            args.games, share, args.gamma, args.gae_lambda, args.tens_reward,
+            pool_weights(len(bots), 0, args.pool_bot_share), len(bots),
         )  # fmt: skip
+        _, stats = collect_hands(rules, policy, bots, rng, encoder, config)
         spent += stats.seconds_total
         totals["decisions"] += stats.all_decisions
         totals["samples"] += stats.decisions
@@ -149,15 +150,13 @@ def update_rate(rules: Rules, seconds: float, precision: str = "float32") -> flo
     import torch
 
     from ..training.loop import arithmetic, build_network, make_policy, network_spec
-    from ..training.selfplay import collect_hands
+    from ..training.selfplay import CollectConfig, collect_hands
 
     args = Args(rules="standard", precision=precision)
     network = build_network(rules, network_spec(rules, args))
     policy = make_policy(network, torch.device("cpu"), torch.Generator().manual_seed(0), args)
-    samples, _ = collect_hands(
-        rules, policy, [], args.games, np.random.default_rng(0), ObservationEncoder(rules), 0.0, args.gamma,
-        args.gae_lambda, args.tens_reward,
-    )  # fmt: skip
+    config = CollectConfig(args.games, 0.0, args.gamma, args.gae_lambda, args.tens_reward)
+    samples, _ = collect_hands(rules, policy, [], np.random.default_rng(0), ObservationEncoder(rules), config)
     observations, masks = torch.from_numpy(samples.observations), torch.from_numpy(samples.masks)
     actions, returns = torch.from_numpy(samples.actions), torch.from_numpy(samples.returns)
     optimizer = torch.optim.Adam(network.parameters(), lr=args.learning_rate)

@@ -12,7 +12,6 @@ import json
 from dataclasses import fields
 from typing import Any
 
-from .. import integrations  # noqa: F401 (registers the ".rllib" loader, so every command plays exports)
 from .common import add_rules_arguments, field_docs, rules_from_args
 
 # Args fields set by their own options (the rules come from --rules and the rule-field flags).

@@ -1,258 +1,29 @@
-"""Exported policy networks as plain agents: a ``.rllib`` file that ``agents.load`` opens.
+"""Exported ``.rllib`` policy files: the format lives in :mod:`agents.policy_file` (so that
+``agents.load`` reads it without importing upward); this name is kept for code that
+imported it from the integrations."""
 
-An RLlib-trained policy is saved as the weights of its actor (an MLP torso and a linear
-policy head) plus the rules it was trained for, in one ``numpy.savez`` archive. Playing it
-needs only numpy: no ray and no torch, so the arena, the AEC env and ``mendikot play``
-take it like any other agent::
+from agents.policy_file import (
+    ACTIVATIONS,
+    FORMAT,
+    META_KEYS,
+    SUFFIX,
+    VERSION,
+    MLPPolicyAgent,
+    PolicyFileError,
+    load_policy_file,
+    read_policy_file,
+    save_policy_file,
+)
 
-    import mendikot_env.integrations  # registers the ".rllib" loader
-    agent = agents.load("runs/band/agent.rllib", Rules.preset("band"))
-
-File layout: ``meta`` (a JSON string: format, version, rules, activation, layer count),
-then ``w0, b0, w1, b1, ...`` with ``w_k`` of shape (in, out); the last layer is the
-policy head (53 logits).
-"""
-
-from __future__ import annotations
-
-import json
-import zipfile
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
-
-import numpy as np
-
-from agents.base import check_batch
-from agents.registry import register_checkpoint_loader
-from mendikot_env.cards import NUM_ACTIONS
-from mendikot_env.observation import observation_layout
-from mendikot_env.records import is_json_integer
-from mendikot_env.rules import Rules
-from mendikot_env.seeding import make_rng
-
-SUFFIX = ".rllib"
-FORMAT = "mendikot-policy-mlp"
-VERSION = 1
-# What the meta must hold besides format and version (an older file may lack the version).
-META_KEYS = ("rules", "activation", "n_layers")
-ACTIVATIONS = {
-    "tanh": np.tanh,
-    "relu": lambda x: np.maximum(x, 0.0),
-}
-
-
-class PolicyFileError(ValueError):
-    """A policy file that is missing, corrupt, of another format or for other rules."""
-
-
-class MLPPolicyAgent:
-    """Plays a masked MLP policy (greedy by default) with numpy only.
-
-    Args:
-        layers: (weight (in, out), bias (out,)) pairs; the last one gives the 53 logits.
-        rules: the rules the policy was trained for.
-        activation: hidden-layer activation, ``"tanh"`` or ``"relu"``.
-        greedy: play the most likely legal action; otherwise sample from the masked softmax.
-        seed: seed of the sampling.
-        name: the agent's name in arena tables.
-
-    Raises:
-        PolicyFileError: an unknown activation, no layers, or layers that do not chain from
-            the rules' observation to 53 logits (checked here, not at the first act).
-    """
-
-    def __init__(
-        self,
-        layers: Sequence[tuple[np.ndarray, np.ndarray]],
-        rules: Rules,
-        activation: str = "tanh",
-        greedy: bool = True,
-        seed: int | None = None,
-        name: str = "rllib",
-    ) -> None:
-        if activation not in ACTIVATIONS:
-            raise PolicyFileError(f"unknown activation {activation!r}; known: {list(ACTIVATIONS)}")
-        self.obs_size = observation_layout(rules).size
-        self.layers = _checked_layers(layers, self.obs_size)
-        self.rules = rules
-        self.activation = activation
-        self.greedy = greedy
-        self.name = name
-        self.rng = make_rng(seed)
-
-    def logits(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """(B, 53) float32 logits with illegal actions at -inf.
-
-        Raises:
-            ValueError: observations or masks of the wrong shape, or a mask row with no
-                legal action (its logits would all be -inf).
-        """
-        x, legal = check_batch(observations, masks, self.obs_size, self.rules.n_players)
-        act = ACTIVATIONS[self.activation]
-        for w, b in self.layers[:-1]:
-            x = act(x @ w + b)
-        w, b = self.layers[-1]
-        return np.where(legal, x @ w + b, -np.inf).astype(np.float32)
-
-    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        logits = self.logits(observations, masks)
-        if self.greedy:
-            return logits.argmax(axis=1).astype(np.int64)
-        probs = np.exp(logits - logits.max(axis=1, keepdims=True))
-        cumulative = np.cumsum(probs / probs.sum(axis=1, keepdims=True), axis=1)
-        draws = self.rng.random((len(logits), 1))
-        return np.minimum((cumulative < draws).sum(axis=1), NUM_ACTIONS - 1).astype(np.int64)
-
-    def seed(self, seed: int | None) -> None:
-        """Restart the sampling generator."""
-        self.rng = make_rng(seed)
-
-
-def _checked_layers(
-    layers: Sequence[tuple[np.ndarray, np.ndarray]], obs_size: int
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``layers`` as float32, refused unless they chain ``obs_size`` inputs to 53 logits: a
-    bad file would otherwise fail at its first act with a numpy shape error naming nothing.
-
-    Raises:
-        PolicyFileError: naming the first layer that does not fit and the shape it needs.
-    """
-    if len(layers) == 0:
-        raise PolicyFileError("a policy needs at least one layer (the last gives the 53 logits), got none")
-    checked: list[tuple[np.ndarray, np.ndarray]] = []
-    width = obs_size
-    for k, (weight, bias) in enumerate(layers):
-        w, b = np.asarray(weight), np.asarray(bias)
-        if not all(np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.integer) for a in (w, b)):
-            raise PolicyFileError(f"layer {k} holds {w.dtype} weights and {b.dtype} biases; both must be numbers")
-        if not (np.isfinite(w).all() and np.isfinite(b).all()):
-            raise PolicyFileError(f"layer {k} holds NaN or infinite weights (a diverged network); it cannot play")
-        last = k == len(layers) - 1
-        out = NUM_ACTIONS if last else (w.shape[1] if w.ndim == 2 else "n")
-        if w.shape != (width, out) or b.shape != (out,):
-            source = "the observation's width" if k == 0 else f"layer {k - 1}'s outputs"
-            raise PolicyFileError(
-                f"layer {k} has weight {w.shape} and bias {b.shape}; it needs weight ({width}, {out}) and bias "
-                f"({out},): {width} inputs ({source}){', 53 logits out (the last layer)' if last else ''}"
-            )
-        checked.append((w.astype(np.float32), b.astype(np.float32)))
-        width = out
-    return checked
-
-
-def save_policy_file(
-    path: str | Path,
-    layers: Sequence[tuple[np.ndarray, np.ndarray]],
-    rules: Rules,
-    activation: str = "tanh",
-    extra: dict[str, Any] | None = None,
-) -> Path:
-    """Write ``layers`` (weight (in, out), bias) and ``rules`` to ``path`` (suffix ``.rllib``)."""
-    path = Path(path)
-    if path.suffix != SUFFIX:
-        raise ValueError(f"a policy file name must end in {SUFFIX!r}, got {path.name!r}")
-    meta = {
-        "format": FORMAT,
-        "version": VERSION,
-        "rules": rules.to_dict(),
-        "activation": activation,
-        "n_layers": len(layers),
-        **(extra or {}),
-    }
-    arrays: dict[str, np.ndarray] = {"meta": np.array(json.dumps(meta))}
-    for k, (w, b) in enumerate(layers):
-        arrays[f"w{k}"] = np.asarray(w, np.float32)
-        arrays[f"b{k}"] = np.asarray(b, np.float32)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as handle:  # a file object: numpy adds no ".npz" to the name
-        np.savez(handle, **arrays)
-    return path
-
-
-def read_policy_file(path: str | Path) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarray]]]:
-    """The metadata and the (weight, bias) layers of a policy file (the layers' shapes are
-    checked by :class:`MLPPolicyAgent`).
-
-    Raises:
-        PolicyFileError: a missing, corrupt or foreign file, or meta without what a policy needs.
-    """
-    try:
-        with np.load(Path(path), allow_pickle=False) as data:
-            meta = json.loads(str(data["meta"]))
-            _check_meta(meta, path)
-            layers = [(data[f"w{k}"], data[f"b{k}"]) for k in range(meta["n_layers"])]
-    except (OSError, KeyError, ValueError, json.JSONDecodeError, zipfile.BadZipFile) as error:
-        if isinstance(error, PolicyFileError):
-            raise
-        raise PolicyFileError(f"{path} is not a readable policy file: {_read_failure(error)}") from None
-    return meta, layers
-
-
-def _check_meta(meta: object, path: str | Path) -> None:
-    """Refuse meta that is not what :func:`save_policy_file` writes, so a hand-edited or
-    foreign file fails when it is loaded, naming itself, not with a KeyError or at the first act.
-
-    Raises:
-        PolicyFileError: naming the file and the first thing wrong with its meta.
-    """
-    if not isinstance(meta, dict):
-        kind = type(meta).__name__
-        raise PolicyFileError(f"{path} is not a {FORMAT} file (its meta is a JSON {kind}, not an object)")
-    if meta.get("format") != FORMAT:
-        raise PolicyFileError(f"{path} is not a {FORMAT} file (format {meta.get('format')!r})")
-    version = meta.get("version", 0)
-    if not is_json_integer(version) or version > VERSION:
-        raise PolicyFileError(f"{path} has version {version!r}; this package reads whole numbers up to {VERSION}")
-    missing = [key for key in META_KEYS if key not in meta]
-    if missing:
-        raise PolicyFileError(f"{path} lacks {missing} in its meta; it was not written by save_policy_file")
-    if not isinstance(meta["rules"], dict):
-        raise PolicyFileError(f"{path} has rules {meta['rules']!r}; they must be a JSON object of Rules fields")
-    if not is_json_integer(meta["n_layers"]) or meta["n_layers"] < 1:
-        raise PolicyFileError(
-            f"{path} has n_layers {meta['n_layers']!r}; a policy has a whole number of layers, at least 1"
-        )
-
-
-def _read_failure(error: Exception) -> str:
-    """Why numpy could not read the file, without its advice to load pickled data (which would
-    run any code a foreign file holds): a policy file holds only arrays and JSON text."""
-    if isinstance(error, zipfile.BadZipFile):
-        return f"not an intact .npz archive ({error})"
-    if isinstance(error, ValueError) and "pickle" in str(error):
-        return "it holds pickled objects, which a policy file never does"
-    return str(error)
-
-
-def load_policy_file(path: str | Path, rules: Rules | None = None, seed: int | None = None) -> MLPPolicyAgent:
-    """An agent from a policy file; ``rules`` (if given) must match the rules it was trained for.
-
-    Raises:
-        PolicyFileError: a missing, corrupt or foreign file, or rules whose hands differ
-            (players, trump, reveal or collection; match scoring may differ).
-    """
-    meta, layers = read_policy_file(path)
-    try:
-        trained = Rules.from_dict(meta["rules"])
-    except (TypeError, ValueError) as error:
-        raise PolicyFileError(f"{path} has rules this package cannot play: {error}") from None
-    differences = [] if rules is None else trained.hand_differences(rules)
-    if differences:
-        raise PolicyFileError(
-            f"{path} was trained for hands played otherwise ({'; '.join(differences)}):"
-            f" rules {trained.to_dict()}, not {rules.to_dict()}"
-        )
-    try:
-        return MLPPolicyAgent(
-            layers, rules or trained, activation=meta["activation"], seed=seed, name=Path(path).parent.name or "rllib"
-        )
-    except PolicyFileError as error:
-        raise PolicyFileError(f"{path} does not hold a usable policy: {error}") from None
-
-
-def _loader(path: Path, rules: Rules, seed: int | None) -> MLPPolicyAgent:
-    return load_policy_file(path, rules, seed)
-
-
-register_checkpoint_loader(SUFFIX, _loader)
+__all__ = [
+    "ACTIVATIONS",
+    "FORMAT",
+    "META_KEYS",
+    "SUFFIX",
+    "VERSION",
+    "MLPPolicyAgent",
+    "PolicyFileError",
+    "load_policy_file",
+    "read_policy_file",
+    "save_policy_file",
+]

@@ -49,12 +49,12 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 from ray.tune.registry import register_env
 from torch import nn
 
+from agents.policy_file import SUFFIX, MLPPolicyAgent, save_policy_file
 from mendikot_env.cards import NUM_ACTIONS
 from mendikot_env.env import env as make_aec_env
 from mendikot_env.rules import Rules
 from mendikot_env.run_folder import RLLIB_RUN_FILES, prepare_run_folder
 
-from .policy_file import SUFFIX, MLPPolicyAgent, save_policy_file
 from .rllib_args import Args
 
 ENV_NAME = "mendikot"

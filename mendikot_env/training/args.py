@@ -1,8 +1,12 @@
-"""Every setting of a self-play training run, with why (``mendikot train`` options)."""
+"""Every setting of a self-play training run, with why (``mendikot train`` options).
+
+Torch-free, so the command can list and check the options fast; the choices of the
+network's options (``PRECISIONS``, ``CRITICS``, ``ADVISORS``) come from
+:mod:`agents.network_options`, which the agents that play a network read too.
+"""
 
 from __future__ import annotations
 
-import contextlib
 import os
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
@@ -10,27 +14,12 @@ from typing import Any
 
 import numpy as np
 
+from agents.network_options import ADVISORS, CRITICS, PRECISIONS
+
 from ..cards import is_integer
 from ..rules import Rules, resolve_rules
 from ..run_folder import check_output_name
 from ..seeding import SEED_MAX
-
-PRECISIONS = ("float32", "bfloat16")  # the network's arithmetic while training (see Args.precision)
-CRITICS = ("observation", "state")  # what the value may see (see Args.critic)
-ADVISORS = ("none", "easy", "medium", "hard")  # whose suggested move the network may see (see Args.advisor)
-
-
-def precision_context(precision: str, device_type: str) -> contextlib.AbstractContextManager:
-    """Where the network runs with ``precision``: autocast to bfloat16, or no context at all
-    for float32 (so float32 works on every device and torch, autocast or not)."""
-    if precision not in PRECISIONS:
-        raise ValueError(f"precision {precision!r} is not allowed; choose one of {PRECISIONS}")
-    if precision == "float32":
-        return contextlib.nullcontext()
-    import torch
-
-    return torch.autocast(device_type, dtype=torch.bfloat16)
-
 
 # /proc/cpuinfo flags of CPUs with bfloat16 products: x86 (AVX-512 BF16, AMX) and Arm (Features: bf16)
 NATIVE_BFLOAT16_FLAGS = ("avx512_bf16", "amx_bf16", "bf16")
@@ -47,6 +36,15 @@ def cpu_has_native_bfloat16(cpuinfo: str | Path = "/proc/cpuinfo") -> bool | Non
         return None
     return any(flag in flags for flag in NATIVE_BFLOAT16_FLAGS)
 
+
+ALGORITHMS = ("ppo", "dmc")  # masked PPO, or Deep Monte-Carlo (see Args.algorithm)
+# The allowed values of every option that names a choice, checked when Args is made.
+CHOICES: dict[str, tuple[str, ...]] = {
+    "algorithm": ALGORITHMS,
+    "critic": CRITICS,
+    "precision": PRECISIONS,
+    "advisor": ADVISORS,
+}
 
 # The allowed range of every numeric option: (low, high, low_included); high is included,
 # and INF means no bound but a finite number. Checked when Args is made, so a bad value fails
@@ -359,16 +357,11 @@ class Args:
         # stores them (numpy integers as Python ints), so checkpoints load with weights_only.
         resolved = resolve_rules(self.rules, **self.rule_fields)
         self.rule_fields = {name: getattr(resolved, name) for name in self.rule_fields}
-        if self.algorithm not in ("ppo", "dmc"):
-            raise ValueError(f"Args.algorithm {self.algorithm!r} is not allowed; choose 'ppo' or 'dmc'")
-        if self.critic not in CRITICS:
-            raise ValueError(f"Args.critic {self.critic!r} is not allowed; choose one of {CRITICS}")
+        for name, allowed in CHOICES.items():
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"Args.{name} {getattr(self, name)!r} is not allowed; choose one of {allowed}")
         if self.critic == "state" and self.algorithm != "ppo":
             raise ValueError(f"Args.critic 'state' needs algorithm 'ppo' (DMC has no critic), got {self.algorithm!r}")
-        if self.precision not in PRECISIONS:
-            raise ValueError(f"Args.precision {self.precision!r} is not allowed; choose one of {PRECISIONS}")
-        if self.advisor not in ADVISORS:
-            raise ValueError(f"Args.advisor {self.advisor!r} is not allowed; choose one of {ADVISORS}")
         self._check_ranges()
 
     def resolved_rules(self) -> Rules:
@@ -383,3 +376,22 @@ class Args:
     def from_dict(cls, values: dict[str, Any]) -> Args:
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in values.items() if k in known})  # lists become tuples in checking
+
+
+def network_spec(rules: Rules, args: Args, advisor_level: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What rebuilds the network from a checkpoint (stored beside its weights, read by
+    :func:`agents.network.build_network`); pass the network's ``advisor_level`` when saving one."""
+    return {
+        "hidden": list(args.hidden),
+        "card_hidden": args.card_hidden,
+        "algorithm": args.algorithm,
+        "hidden_trump_feature": args.hidden_trump_feature,
+        "critic": args.critic,
+        "advisor": args.advisor,
+        "advisor_level": advisor_level,
+    }
+
+
+def playing_spec(rules: Rules, args: Args, advisor_level: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The spec of the network that plays (snapshots, agent files): the critic stays behind."""
+    return {**network_spec(rules, args, advisor_level), "critic": "observation"}

@@ -1,36 +1,33 @@
-"""Checkpoints that survive a crash: written atomically, loaded safely, checked clearly.
+"""Checkpoints that survive a crash, and the one way a run resumes from them.
 
-A checkpoint is one ``torch.save`` dict of tensors and plain Python values, so it loads
-with ``torch.load(..., weights_only=True)`` (no pickled code runs). It is written to a
-temporary file in the same folder, flushed to disk, then renamed over the old one: a
-process killed mid-write leaves the previous checkpoint intact.
+The format and its reader are :mod:`agents.checkpoint_format`, shared with the agents that
+play the files. :class:`TrainingState` is what a checkpoint saves and a resume restores; a
+checkpoint is written to a temporary file in the same folder, flushed to disk, then
+renamed over the old one: a process killed mid-write leaves the previous checkpoint intact.
 """
 
 from __future__ import annotations
 
-import re
-import zipfile
+import warnings
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
+from torch import nn
 
+from agents.checkpoint_format import FORMAT, VERSION, CheckpointError, load_checkpoint
+from agents.network import Network, network_fields, playing_weights
+
+from ..rules import Rules
+from .args import Args, network_spec, playing_spec
 from .atomic import write_atomic
-
-FORMAT = "mendikot-checkpoint"
-VERSION = 1
-REQUIRED_KEYS = ("format", "version", "kind", "rules", "network", "model")
-# What a resume reads besides REQUIRED_KEYS ("agent_rngs" is optional: older runs lack it).
-TRAINING_KEYS = ("optimizer", "numpy_rng", "torch_rng", "torch_global_rng", "counters", "pool", "args")
-COUNTERS = ("iteration", "samples", "hands", "decisions", "seconds")
-
-
-class CheckpointError(ValueError):
-    """A checkpoint that is missing, corrupt, foreign or of the wrong version."""
+from .pool import bot_seeds, newest
 
 
 def save_atomic(payload: dict[str, Any], path: str | Path) -> Path:
-    """Write ``payload`` to ``path`` atomically (temporary file, fsync, rename)."""
+    """Write ``payload`` to ``path`` atomically (temporary file, fsync, rename), tagged with the format."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = {"format": FORMAT, "version": VERSION, **payload}
@@ -38,109 +35,144 @@ def save_atomic(payload: dict[str, Any], path: str | Path) -> Path:
     return path
 
 
-def load_checkpoint(path: str | Path, kind: str | None = None) -> dict[str, Any]:
-    """Load and check a checkpoint (``weights_only=True``).
+def fresh_counters() -> dict[str, Any]:
+    """The counters of a run that has not trained yet (``COUNTERS``: a resume needs them all)."""
+    return {"iteration": 0, "samples": 0, "hands": 0, "decisions": 0, "seconds": 0.0}
 
-    Args:
-        path: the checkpoint file.
-        kind: expected kind (``"training"`` or ``"agent"``), or None for either.
 
-    Raises:
-        CheckpointError: naming the file and what is wrong with it.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"no checkpoint at {path}")
-    verify_archive(path)
+@dataclass
+class TrainingState:
+    """Everything of a run that changes as it trains: what a checkpoint saves and a resume restores."""
+
+    network: Network
+    optimizer: torch.optim.Optimizer
+    rng: np.random.Generator  # the deals and the seat assignment
+    generator: torch.Generator  # the policy's sampling and the minibatch order
+    seeded_agents: list[Any]  # the pool's bots and the teacher that have generators of their own
+    counters: dict[str, Any] = field(default_factory=fresh_counters)
+    snapshots: list[dict[str, torch.Tensor]] = field(default_factory=list)  # the pool's frozen learners
+
+    def payload(self, rules: Rules, args: Args) -> dict[str, Any]:
+        """The training checkpoint (``kind="training"``) of this state."""
+        return {
+            "kind": "training",
+            "rules": rules.to_dict(),
+            "network": network_spec(rules, args, self.network.advisor_level),
+            "model": {k: v.cpu() for k, v in self.network.state_dict().items()},
+            "optimizer": self.optimizer.state_dict(),
+            "numpy_rng": self.rng.bit_generator.state,
+            "torch_rng": self.generator.get_state(),
+            "torch_global_rng": torch.get_rng_state(),
+            "agent_rngs": [agent.rng.bit_generator.state for agent in self.seeded_agents],
+            "counters": self.counters,
+            "pool": self.snapshots,
+            "args": {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(args).items()},
+        }
+
+    def restore(self, saved: dict[str, Any], path: Path, args: Args) -> None:
+        """Take over a checkpoint's weights, pool, optimiser, counters and generators. What does
+        not fit (weights of another size, a damaged state) is a CheckpointError naming the file,
+        not a RuntimeError half way through; the global generator is set last, as it always was."""
+        try:
+            self.network.load_state_dict(saved["model"])
+            check_pool(saved["pool"], self.network)
+            self.optimizer.load_state_dict(saved["optimizer"])
+            self.rng.bit_generator.state = saved["numpy_rng"]
+            self.generator.set_state(saved["torch_rng"])
+            torch.set_rng_state(saved["torch_global_rng"])
+        except (AttributeError, KeyError, TypeError, ValueError, RuntimeError) as error:
+            raise CheckpointError(f"{path} cannot resume this run: {one_line(error)}") from None
+        self.counters = dict(saved["counters"])
+        self.snapshots = newest(list(saved["pool"]), args.pool_snapshots)  # a resume may ask for fewer
+        restore_agent_rngs(self.seeded_agents, saved, args, path)
+
+
+def resume_state(path: Path, rules: Rules, args: Args) -> tuple[dict[str, Any], Args]:
+    """The checkpoint a resume continues, checked, and ``args`` with the run's own network."""
+    state = load_checkpoint(path, kind="training")
+    if state["rules"] != rules.to_dict():
+        raise CheckpointError(f"{path} was trained on rules {state['rules']}, not {rules}")
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as error:  # torch raises many types for a damaged file
-        raise CheckpointError(
-            f"{path} is not a readable mendikot checkpoint (corrupt or foreign file): {_load_failure(error)}"
-        ) from None
-    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        raise CheckpointError(f"{path} is not a mendikot checkpoint (no '{FORMAT}' format tag)")
-    if payload.get("version") != VERSION:
-        raise CheckpointError(f"{path} has checkpoint version {payload.get('version')!r}; this package reads {VERSION}")
-    missing = [key for key in REQUIRED_KEYS if key not in payload]
-    if missing:
-        raise CheckpointError(f"{path} lacks {missing}; it was not written by mendikot train")
-    if kind is not None and payload["kind"] != kind and not (kind == "agent" and payload["kind"] == "training"):
-        raise CheckpointError(f"{path} is a {payload['kind']!r} checkpoint, expected {kind!r}")
-    check_network_payload(payload, path)
-    if kind == "training":
-        check_training_payload(payload, path)
-    return payload
+        return state, _run_network_args(args, state["network"], path.parent)
+    except (KeyError, TypeError, ValueError) as error:
+        raise CheckpointError(f"{path} has an unusable network spec {state['network']}: {error}") from None
 
 
-def _load_failure(error: Exception) -> str:
-    """What ``torch.load`` found wrong, without its advice to retry with ``weights_only=False``
-    or to allowlist globals (either would run any code a foreign file holds): a mendikot
-    checkpoint holds only tensors and plain data, so it never needs them."""
-    text = str(error)
-    if "weights_only" not in text and "Weights only" not in text:
-        return (text.strip().splitlines() or [type(error).__name__])[0]
-    found = re.search(r"((?:Unsupported|Trying to load unsupported)[^\n]*?)(?:\. Please|\.?\n|\.?$)", text)
-    what = f" ({found.group(1).strip()})" if found else ""
-    if what.startswith(" (Unsupported operand"):  # not a pickle at all: bytes torch cannot read
-        return f"not a file torch.save wrote{what}: damaged, or another kind of file"
-    return f"it holds more than tensors and plain data{what}, which a mendikot checkpoint never does"
+def _run_network_args(args: Args, saved: dict[str, Any], out: Path) -> Args:
+    """``args`` with the network of the run being resumed (a run keeps its network; runs saved
+    before the hidden-trump feature existed have none); warns when ``args`` asked otherwise."""
+    network = {k: v for k, v in network_fields(saved).items() if k != "advisor_level"}  # Args fields only
+    kept = replace(args, **network)
+    asked = {k: getattr(args, k) for k in network if getattr(args, k) != getattr(kept, k)}
+    if asked:
+        warnings.warn(f"resuming {out}: the run keeps its network {saved}; ignoring {asked}", stacklevel=4)
+    return kept
 
 
-def verify_archive(path: Path) -> None:
-    """Check every member's CRC: ``torch.load`` does not, so flipped bytes inside a tensor
-    would load silently and change weights or optimiser state. Files that are not zip
-    archives are left to ``torch.load``, which says what is wrong with them."""
-    if not zipfile.is_zipfile(path):
+def check_pool(pool: list[dict[str, torch.Tensor]], network: Network) -> None:
+    """Each snapshot must fit the network that plays (without building one: that would draw
+    from torch's global generator)."""
+    shapes = {k: v.shape for k, v in network.playing_state_dict().items()}
+    for i, snapshot in enumerate(pool):
+        if {k: v.shape for k, v in playing_weights(snapshot).items()} != shapes:
+            raise ValueError(f"pool snapshot {i} does not fit the run's network {network_shape(network)}")
+
+
+def network_shape(network: Network) -> str:
+    """The torso's layer sizes, for messages."""
+    return str([layer.out_features for layer in network.torso if isinstance(layer, nn.Linear)])
+
+
+def restore_agent_rngs(seeded_agents: list[Any], state: dict[str, Any], args: Args, path: Path) -> None:
+    """The generators of the pool's and the teacher's bots, as the checkpoint left them.
+
+    Runs saved before they were kept have none; a resume that changes the bots (another
+    --pool-bots or --seed, a teacher added or another one) starts them afresh, with a
+    warning; otherwise the checkpoint must hold one generator per bot (a CheckpointError
+    names the file if not).
+    """
+    states = state.get("agent_rngs")
+    if states is None:
         return
+    saved = state["args"]
+    now = bot_seeds(args.pool_bots, args.seed, args.teacher, args.advisor, args.imitate_iterations)
+    try:  # runs saved before the advisor existed had none
+        keys = (saved["pool_bots"], saved["seed"], saved["teacher"], saved.get("advisor", "none"))
+        before = bot_seeds(*keys, saved["imitate_iterations"])
+    except (KeyError, TypeError, ValueError):  # settings this package could not use: not the same bots
+        before = None
+    if before != now:
+        shown = [bot for bot in now if bot is not None]
+        warnings.warn(
+            f"resuming {path.parent} with other bots (now {shown}, as (name, seed)): they start afresh", stacklevel=4
+        )
+        return
+    if not isinstance(states, list) or len(states) != len(seeded_agents):
+        count = len(states) if isinstance(states, list) else type(states).__name__
+        raise CheckpointError(
+            f"{path} cannot resume this run: agent_rngs holds {count} generators for {len(seeded_agents)} bots"
+        )
     try:
-        with zipfile.ZipFile(path) as archive:
-            bad = archive.testzip()
-    except Exception as error:  # zipfile raises several types for damaged headers
-        raise CheckpointError(f"{path} is not a readable mendikot checkpoint (corrupt archive: {error})") from None
-    if bad is not None:
-        raise CheckpointError(f"{path} is corrupt: member {bad!r} fails its CRC check (damaged on disk or in transfer)")
+        for agent, bit_state in zip(seeded_agents, states, strict=True):
+            agent.rng.bit_generator.state = bit_state
+    except (KeyError, TypeError, ValueError) as error:
+        raise CheckpointError(f"{path} cannot resume this run: bad agent_rngs ({one_line(error)})") from None
 
 
-def check_network_payload(payload: dict[str, Any], path: Path) -> None:
-    """What every loader reads (rules, network spec, weights), so a hand-edited or foreign-tool
-    checkpoint fails here with its name, not with an AttributeError deep in the loader.
-
-    Raises:
-        CheckpointError: naming the file, the malformed entry and what it must be.
-    """
-    for key in ("rules", "network", "model"):
-        if not isinstance(payload[key], dict):
-            raise CheckpointError(
-                f"{path} has a malformed {key!r}: it is of type {type(payload[key]).__name__}, "
-                "where a checkpoint holds a dict"
-            )
-    foreign = next((name for name, value in payload["model"].items() if not isinstance(value, torch.Tensor)), None)
-    if foreign is not None:
-        value = payload["model"][foreign]
-        raise CheckpointError(
-            f"{path} has a malformed 'model': its entry {foreign!r} is of type {type(value).__name__}, "
-            "where a model maps parameter names to tensors"
-        )
-    # A diverged network plays (its argmax over NaN is the first legal card) and would be
-    # measured as if it were an agent; refused instead. A few milliseconds for a large model.
-    broken = next((name for name, value in payload["model"].items() if not bool(torch.isfinite(value).all())), None)
-    if broken is not None:
-        raise CheckpointError(
-            f"{path} holds NaN or infinite weights in {broken!r} (a diverged network); it cannot play or resume"
-        )
+def one_line(error: BaseException, limit: int = 400) -> str:
+    """An error message on one line, cut to ``limit`` characters (torch's size mismatches
+    list every layer on a line of its own)."""
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def check_training_payload(payload: dict[str, Any], path: Path) -> None:
-    """What a resume needs beyond an agent's keys, so a damaged or hand-edited training
-    checkpoint fails here with its name, not with a KeyError deep in the loop."""
-    missing = [key for key in TRAINING_KEYS if key not in payload]
-    if missing:
-        raise CheckpointError(f"{path} lacks {missing}; it cannot resume a training run")
-    shapes = {"counters": dict, "args": dict, "pool": list}  # network and model: check_network_payload
-    wrong = [key for key, kind in shapes.items() if not isinstance(payload[key], kind)]
-    if wrong:
-        raise CheckpointError(f"{path} has malformed {wrong}; it cannot resume a training run")
-    absent = [key for key in COUNTERS if key not in payload["counters"]]
-    if absent:
-        raise CheckpointError(f"{path} has counters without {absent}; it cannot resume a training run")
+def export_agent(network: Network, rules: Rules, args: Args, path: Path) -> Path:
+    """The small file users play with: weights, rules and shape only (no optimiser, no pool)."""
+    payload = {
+        "kind": "agent",
+        "rules": rules.to_dict(),
+        # After a centralised-critic run the file's own value head was never trained.
+        "network": {**playing_spec(rules, args, network.advisor_level), "value_head_trained": args.critic != "state"},
+        "model": {k: v.detach().cpu().half() for k, v in network.playing_state_dict().items()},
+    }
+    return save_atomic(payload, path)

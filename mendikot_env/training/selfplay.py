@@ -1,9 +1,9 @@
 """Self-play experience on the batched core: every decision of the learner is a sample.
 
-:func:`collect_hands` deals B hands and plays them to the end. In each game every seat
-is played either by the learner (the network being trained, shared by all its seats) or
-by an opponent (a frozen snapshot or a rule-based agent) on one team, so a share of the
-games is played against the opponent pool. Only the learner's decisions are kept.
+:func:`collect_hands` deals B hands and plays them to the end, as a :class:`CollectConfig`
+says. In each game every seat is played either by the learner (the network being trained,
+shared by all its seats) or by an opponent (a frozen snapshot or a rule-based agent) on
+one team, so a share of the games is played against the opponent pool. Only the learner's decisions are kept.
 
 Rewards arrive at the end of the hand; :func:`seat_gae` turns them into advantages along
 each seat's own decisions (a seat's next decision is the "next state" of its previous
@@ -27,7 +27,7 @@ from ..rules import Rules
 LEARNER = 0  # seat_player value of the learner; opponents are 1, 2, ...
 
 # policy(observations, masks) -> (actions, log-probabilities, values), all (N,) arrays; with a
-# centralised critic it is called as policy(observations, masks, hidden_cards) (see ``collect_hands``).
+# centralised critic it is called as policy(observations, masks, hidden_cards) (see ``CollectConfig``).
 Policy = Callable[..., tuple[np.ndarray, np.ndarray, np.ndarray]]
 
 
@@ -86,145 +86,94 @@ def assign_players(
     return np.where(against_pool[:, None] & on_opponent_team, opponent[:, None], LEARNER)
 
 
+@dataclass(frozen=True)
+class CollectConfig:
+    """How one collection plays and scores its hands (the loop builds one from ``Args``)."""
+
+    games: int
+    """hands played at once (B, the batch of the core)"""
+    pool_share: float = 0.0
+    """share of the games in which one team is an opponent from the pool"""
+    gamma: float = 1.0
+    """discount along each seat's decisions"""
+    gae_lambda: float = 0.95
+    """GAE lambda along each seat's decisions"""
+    tens_reward: float = 0.0
+    """shaping: each ten a team takes gives its seats this reward (and the other team's
+    seats minus this) as it happens; 0 leaves only the hand's result"""
+    opponent_weights: np.ndarray | None = None
+    """how often each opponent is drawn (None: equally often)"""
+    duplicate: int = 0
+    """the first ``duplicate`` opponents (the bots, and with ``Args.duplicate_snapshots`` the
+    snapshots after them) have their games replayed opponent against opponent for the
+    duplicate baseline (see :func:`duplicate_baseline`)"""
+    centralised: bool = False
+    """the policy's values come from a centralised critic: it is given every hand and the
+    face-down card of each decision (kept in ``Samples.hidden_cards``)"""
+    advise: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+    """turns the learner's observations and masks into its network's input (the advisor's
+    move appended, see ``agents.advice.with_advice``); the samples keep that input, and
+    opponents always get the plain observations"""
+    skip_forced: bool = False
+    """a decision with one legal action is played at once, by no network and no bot, and the
+    learner keeps no sample of it: it carries no policy gradient (about a fifth of all
+    decisions). The seat's next decision with a choice follows its previous one, as in
+    :func:`seat_gae`"""
+
+
 def collect_hands(
     rules: Rules,
     policy: Policy,
     opponents: Sequence[object],
-    n_games: int,
     rng: np.random.Generator,
     encoder: ObservationEncoder,
-    pool_share: float,
-    gamma: float,
-    gae_lambda: float,
-    tens_reward: float = 0.0,
-    opponent_weights: np.ndarray | None = None,
-    duplicate: int = 0,
-    centralised: bool = False,
-    advise: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
-    skip_forced: bool = False,
+    config: CollectConfig,
 ) -> tuple[Samples, CollectStats]:
-    """Play ``n_games`` full hands and return the learner's decisions with advantages.
+    """Play ``config.games`` full hands and return the learner's decisions with advantages.
 
     Args:
         rules: the rule set.
         policy: the learner, batched (see ``Policy``).
         opponents: agents of the pool (``act(observations, masks)``), indexed 1..K.
-        n_games: hands played at once (B).
         rng: generator of the deals and the seat assignment.
         encoder: observation encoder of ``rules``.
-        pool_share: share of the games in which one team is an opponent.
-        opponent_weights: how often each opponent is drawn (default: equally often).
-        gamma, gae_lambda: discount and GAE lambda along each seat's decisions.
-        tens_reward: shaping: each ten a team takes gives its seats this reward (and the
-            other team's seats minus this) as it happens; 0 leaves only the hand's result.
-        duplicate: the first ``duplicate`` opponents (the bots, and with the loop's
-            ``duplicate_snapshots`` the snapshots after them) have their games replayed
-            opponent against opponent for the duplicate baseline (see :func:`duplicate_baseline`).
-        centralised: the policy's values come from a centralised critic: it is given every
-            hand and the face-down card of each decision (kept in ``Samples.hidden_cards``).
-        advise: turns the learner's observations and masks into its network's input (the
-            advisor's move appended, see ``agents.neural.with_advice``); the samples keep
-            that input. Opponents always get the plain observations.
-        skip_forced: a decision with one legal action is played at once, by no network and
-            no bot, and the learner keeps no sample of it: it carries no policy gradient
-            (about a fifth of all decisions), so the network's work on it is wasted. The
-            seat's next decision with a choice follows its previous one, as in ``seat_gae``.
+        config: how the hands are played and scored (:class:`CollectConfig`).
+
+    Returns:
+        The learner's samples and what the collection did (:class:`CollectStats`).
     """
     stats = CollectStats()
-    start = time.perf_counter()
-    n = rules.n_players
-    t0 = time.perf_counter()
+    start = t0 = time.perf_counter()
+    n_games = config.games
     state = core.new_hands(rules, n_games, rng)
-    weights = np.ones(len(opponents)) if opponent_weights is None else np.asarray(opponent_weights, dtype=float)
-    players = assign_players(n_games, n, weights, pool_share, rng)
-    dealt = state.copy() if duplicate else None
+    weights = np.ones(len(opponents)) if config.opponent_weights is None else np.asarray(config.opponent_weights, float)
+    players = assign_players(n_games, rules.n_players, weights, config.pool_share, rng)
+    dealt = state.copy() if config.duplicate else None
     stats.seconds_core += time.perf_counter() - t0
-    rows = np.arange(n_games)
     steps: list[dict[str, np.ndarray]] = []
     shaping: list[np.ndarray] = []  # (B, 2) reward to each team from the state change of each step
     tens_before = np.zeros((n_games, 2), dtype=np.int64)
-    while True:
+    while np.count_nonzero(state.phase != core.OVER):
+        actions, step = _decide(state, players, policy, opponents, encoder, config, stats)
+        if step is not None:
+            steps.append({**step, "step": len(shaping)})
         t0 = time.perf_counter()
-        live = state.phase != core.OVER
-        if not np.count_nonzero(live):
-            break
-        seats = np.maximum(state.current, 0)
-        bits = core.legal_bits(state)
-        masks = unpack_sets(bits, NUM_ACTIONS).view(bool)
-        who = np.where(live, players[rows, seats], -1)
-        actions = np.zeros(n_games, dtype=np.int64)
-        if skip_forced:
-            forced = live & (popcount(bits) == 1)
-            actions[forced] = masks[forced].argmax(axis=1)
-            stats.forced += int(np.count_nonzero(forced & (who == LEARNER)))
-            who = np.where(forced, -1, who)
-        t1 = time.perf_counter()
-        observations = encoder.encode(state, seats, legal=bits)
-        mine = np.flatnonzero(who == LEARNER)
-        inputs = observations[mine]  # the learner's network input (advice counts as encoding)
-        if advise is not None and mine.size:
-            inputs = advise(inputs, masks[mine])
-        t2 = time.perf_counter()
-        stats.seconds_core += t1 - t0
-        stats.seconds_encoder += t2 - t1
-        if mine.size:
-            if centralised:
-                hidden_cards = hidden_planes(state, seats)[mine]
-                chosen, log_probs, values = policy(inputs, masks[mine], hidden_cards)
-            else:
-                hidden_cards = None
-                chosen, log_probs, values = policy(inputs, masks[mine])
-            actions[mine] = chosen
-            steps.append(
-                {
-                    "hidden_cards": hidden_cards,
-                    "step": len(shaping),
-                    "games": mine,
-                    "seats": seats[mine],
-                    "observations": inputs,
-                    "masks": masks[mine],
-                    "actions": chosen,
-                    "log_probs": log_probs,
-                    "values": values,
-                }
-            )
-        t3 = time.perf_counter()
-        stats.seconds_network += t3 - t2
-        for k, agent in enumerate(opponents, start=1):
-            theirs = np.flatnonzero(who == k)
-            if theirs.size:
-                actions[theirs] = agent.act(observations[theirs], masks[theirs])
-        t4 = time.perf_counter()
-        stats.seconds_opponents += t4 - t3
-        stats.all_decisions += int(np.count_nonzero(live))
         core.step(state, actions, check=False)
-        if tens_reward:
+        gained = np.zeros((n_games, 2), dtype=np.int64)
+        if config.tens_reward:
             tens_after, _ = core.team_counts(state)
-            gained = tens_after - tens_before
-            shaping.append(tens_reward * (gained - gained[:, ::-1]).astype(np.float32))
-            tens_before = tens_after
-        else:
-            shaping.append(np.zeros((n_games, 2), dtype=np.float32))
-        stats.seconds_core += time.perf_counter() - t4
+            gained, tens_before = tens_after - tens_before, tens_after
+        shaping.append(config.tens_reward * (gained - gained[:, ::-1]).astype(np.float32))
+        stats.seconds_core += time.perf_counter() - t0
 
     results = core.hand_results(state)
     rewards = team_rewards(rules, results, "win")  # (B, 2)
     if dealt is not None:
         t0 = time.perf_counter()
-        rewards -= duplicate_baseline(rules, dealt, players, opponents[:duplicate], encoder, tens_reward)
+        rewards -= duplicate_baseline(rules, dealt, players, opponents[: config.duplicate], encoder, config.tens_reward)
         stats.seconds_opponents += time.perf_counter() - t0
-    advantages, outcomes = seat_gae(steps, shaping, rewards, n_games, n, gamma, gae_lambda)
-    samples = Samples(
-        observations=np.concatenate([s["observations"] for s in steps]),
-        masks=np.concatenate([s["masks"] for s in steps]),
-        actions=np.concatenate([s["actions"] for s in steps]),
-        log_probs=np.concatenate([s["log_probs"] for s in steps]).astype(np.float32),
-        values=np.concatenate([s["values"] for s in steps]).astype(np.float32),
-        advantages=advantages,
-        returns=advantages + np.concatenate([s["values"] for s in steps]).astype(np.float32),
-        outcomes=outcomes,
-        hidden_cards=np.concatenate([s["hidden_cards"] for s in steps]) if centralised else None,
-    )
+    advantages, outcomes = seat_gae(steps, shaping, rewards, n_games, rules.n_players, config.gamma, config.gae_lambda)
+    samples = _samples(steps, advantages, outcomes, config.centralised)
     pool = (players != LEARNER).any(axis=1)
     stats.pool_hands = int(np.count_nonzero(pool))
     if stats.pool_hands:
@@ -234,6 +183,88 @@ def collect_hands(
     stats.decisions = len(samples)
     stats.seconds_total = time.perf_counter() - start
     return samples, stats
+
+
+def _decide(
+    state: core.State,
+    players: np.ndarray,
+    policy: Policy,
+    opponents: Sequence[object],
+    encoder: ObservationEncoder,
+    config: CollectConfig,
+    stats: CollectStats,
+) -> tuple[np.ndarray, dict[str, np.ndarray] | None]:
+    """(B,) the action of every game's seat to play (0 where a game is over), and the
+    learner's decisions of this step as a sample record (None when it made none)."""
+    t0 = time.perf_counter()
+    n_games = len(players)
+    live = state.phase != core.OVER
+    seats = np.maximum(state.current, 0)
+    bits = core.legal_bits(state)
+    masks = unpack_sets(bits, NUM_ACTIONS).view(bool)
+    who = np.where(live, players[np.arange(n_games), seats], -1)
+    actions = np.zeros(n_games, dtype=np.int64)
+    if config.skip_forced:
+        forced = live & (popcount(bits) == 1)
+        actions[forced] = masks[forced].argmax(axis=1)
+        stats.forced += int(np.count_nonzero(forced & (who == LEARNER)))
+        who = np.where(forced, -1, who)
+    t1 = time.perf_counter()
+    observations = encoder.encode(state, seats, legal=bits)
+    mine = np.flatnonzero(who == LEARNER)
+    inputs = observations[mine]  # the learner's network input (advice counts as encoding)
+    if config.advise is not None and mine.size:
+        inputs = config.advise(inputs, masks[mine])
+    t2 = time.perf_counter()
+    stats.seconds_core += t1 - t0
+    stats.seconds_encoder += t2 - t1
+    step = None
+    if mine.size:
+        hidden_cards = hidden_planes(state, seats)[mine] if config.centralised else None
+        extra = () if hidden_cards is None else (hidden_cards,)
+        chosen, log_probs, values = policy(inputs, masks[mine], *extra)
+        actions[mine] = chosen
+        step = {
+            "hidden_cards": hidden_cards,
+            "games": mine,
+            "seats": seats[mine],
+            "observations": inputs,
+            "masks": masks[mine],
+            "actions": chosen,
+            "log_probs": log_probs,
+            "values": values,
+        }
+    t3 = time.perf_counter()
+    stats.seconds_network += t3 - t2
+    for k, agent in enumerate(opponents, start=1):
+        theirs = np.flatnonzero(who == k)
+        if theirs.size:
+            actions[theirs] = agent.act(observations[theirs], masks[theirs])
+    stats.seconds_opponents += time.perf_counter() - t3
+    stats.all_decisions += int(np.count_nonzero(live))
+    return actions, step
+
+
+def _samples(
+    steps: list[dict[str, np.ndarray]], advantages: np.ndarray, outcomes: np.ndarray, centralised: bool
+) -> Samples:
+    """The learner's step records as one flat batch of samples."""
+
+    def joined(key: str) -> np.ndarray:
+        return np.concatenate([s[key] for s in steps])
+
+    values = joined("values").astype(np.float32)
+    return Samples(
+        observations=joined("observations"),
+        masks=joined("masks"),
+        actions=joined("actions"),
+        log_probs=joined("log_probs").astype(np.float32),
+        values=values,
+        advantages=advantages,
+        returns=advantages + values,
+        outcomes=outcomes,
+        hidden_cards=joined("hidden_cards") if centralised else None,
+    )
 
 
 def duplicate_baseline(
