@@ -39,8 +39,8 @@ from . import core
 from .arena import Z95, ArenaResult, deal_cards, duplicate_arena, mean_ci, mean_interval, play_hands
 from .observation import ObservationEncoder
 from .rules import Rules, resolve_rules
+from .run_folder import read_rows
 from .seeding import derived_seed, make_rng
-from .training.metrics import read_rows
 
 CHUNK = 2048  # hands played at once (bounds the memory of observations and bots)
 

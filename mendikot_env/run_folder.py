@@ -1,4 +1,4 @@
-"""A training run's folder: a new run never writes over an old one unless asked to.
+"""A training run's folder: a new run never writes over an old one unless asked to, and its metrics are read back.
 
 ``mendikot train`` and ``mendikot train-rllib`` write their checkpoints, agent and metrics
 into ``--out``. Started again on the same folder, a new run would replace the old run's
@@ -9,9 +9,11 @@ folder.
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 # What the trainers write into a run folder (files and folders).
 TRAINING_RUN_FILES = ("checkpoint.pt", "agent.pt", "metrics.jsonl", "metrics.csv", "learning_curve.png", "tb")
@@ -57,3 +59,28 @@ def prepare_run_folder(out: Path, run_files: Sequence[str], overwrite: bool, res
         else:
             path.unlink()
     out.mkdir(parents=True, exist_ok=True)
+
+
+def read_rows(path: Path, torn_end_ok: bool = False) -> list[dict[str, Any]]:
+    """The rows of a metrics.jsonl; a line that is not a JSON object is a ValueError naming
+    the file and line, except (``torn_end_ok``) a last line cut short by a crash, dropped."""
+    return [row for _, row in parse_metrics_lines(Path(path), torn_end_ok)]
+
+
+def parse_metrics_lines(path: Path, torn_end_ok: bool) -> list[tuple[str, dict[str, Any]]]:
+    """(line, row) for each non-blank line of a metrics.jsonl."""
+    lines = path.read_text().splitlines() if path.exists() else []
+    parsed = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            if torn_end_ok and number == len(lines):
+                break
+            raise ValueError(f"{path} line {number} is not a metrics row ({error}); repair or delete it") from None
+        if not isinstance(row, dict):
+            raise ValueError(f"{path} line {number} is not a metrics row (not a JSON object); repair or delete it")
+        parsed.append((line, row))
+    return parsed

@@ -8,7 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..run_folder import parse_metrics_lines, read_rows
 from .atomic import write_atomic
+
+__all__ = ["MetricsLog", "keep_rows_until", "read_rows"]
 
 
 class MetricsLog:
@@ -94,41 +97,16 @@ class MetricsLog:
         return _Bar(total_seconds, done_seconds, enabled)
 
 
-def read_rows(path: Path, torn_end_ok: bool = False) -> list[dict[str, Any]]:
-    """The rows of a metrics.jsonl; a line that is not a JSON object is a ValueError naming
-    the file and line, except (``torn_end_ok``) a last line cut short by a crash, dropped."""
-    return [row for _, row in _parse_lines(Path(path), torn_end_ok)]
-
-
 def keep_rows_until(path: Path, iteration: int) -> None:
     """Rewrite ``path`` atomically with only its rows up to ``iteration`` (what a resume from
     that checkpoint redoes would otherwise be logged twice); a torn last line goes too."""
     path = Path(path)
     if not path.exists():
         return
-    lines = _parse_lines(path, torn_end_ok=True)
+    lines = parse_metrics_lines(path, torn_end_ok=True)
     kept = "".join(line + "\n" for line, row in lines if row.get("iteration", 0) <= iteration)
     if kept != path.read_text():
         write_atomic(path, lambda file: file.write(kept.encode()))
-
-
-def _parse_lines(path: Path, torn_end_ok: bool) -> list[tuple[str, dict[str, Any]]]:
-    """(line, row) for each non-blank line of a metrics.jsonl."""
-    lines = path.read_text().splitlines() if path.exists() else []
-    parsed = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as error:
-            if torn_end_ok and number == len(lines):
-                break
-            raise ValueError(f"{path} line {number} is not a metrics row ({error}); repair or delete it") from None
-        if not isinstance(row, dict):
-            raise ValueError(f"{path} line {number} is not a metrics row (not a JSON object); repair or delete it")
-        parsed.append((line, row))
-    return parsed
 
 
 class _Bar:
