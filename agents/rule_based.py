@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cache
-from math import lgamma
+from math import comb, lgamma
 from typing import Any
 
 import numpy as np
@@ -114,39 +114,42 @@ VARIANT_CHANGES: dict[tuple[str, str], dict[str, object]] = {("hard", "band"): {
 def outcome_table(rules: Rules) -> np.ndarray:
     """V[a, b, x, y]: expected score of my team minus the other's from a position where we
     hold ``a`` tens and ``x`` tricks and they hold ``b`` and ``y``, if every remaining ten and
-    trick were a coin toss. Differences of V are what one more ten or trick is worth now:
-    nothing once a side has three tens, everything for the tricks at two tens each.
+    trick were a coin toss, each end of the hand scored by :func:`core.score_hands` (the
+    rules' tariff, whitewash and mendikot included). Differences of V are what one more ten
+    or trick is worth now: nothing once a side has three tens, everything for the tricks at
+    two tens each. Built once per rule set (read-only): agents are built often.
     """
-    return _outcome_table(rules.n_tricks, rules.scoring == "tiered")
+    return _outcome_table(rules)
 
 
 @cache
-def _outcome_table(t: int, tiered: bool) -> np.ndarray:
-    """:func:`outcome_table` for ``t`` tricks, built once per shape (read-only): it takes
-    about 10 ms, and agents are built often (every snapshot's advisor, every iteration)."""
-    from math import comb
+def _outcome_table(rules: Rules) -> np.ndarray:
+    """:func:`outcome_table`, summed over every end of the hand at once.
 
+    The sums run in a fixed order on exact integers (then one division per power of two),
+    so a table is the same to the last bit however it is laid out.
+    """
+    t = rules.n_tricks
+    a, b, x, y, i, j = np.ix_(*(np.arange(k) for k in (5, 5, t + 1, t + 1, 5, t + 1)))
+    r, m = 4 - a - b, t - x - y  # tens and tricks still to play for
+    mine_tens, mine_tricks = a + i, x + j  # my team takes i of the r tens and j of the m tricks
+    tens = np.stack(np.broadcast_arrays(mine_tens, 4 - mine_tens), axis=-1)
+    tricks = np.stack(np.broadcast_arrays(mine_tricks, t - mine_tricks), axis=-1)
+    winner, points = core.score_hands(rules, tens, tricks)
+    score = np.where(winner == 0, points, np.where(winner == 1, -points, 0))
+    ways = np.where((j <= m) & (m >= 0), _COMB[np.clip(m, 0, t), j], 0)  # C(m, j)
+    by_tens = (ways * score).sum(axis=-1) / 2.0 ** np.clip(m[..., 0], 0, None)  # (5, 5, t+1, t+1, 5)
     table = np.zeros((5, 5, t + 1, t + 1))
-    for a in range(5):
-        for b in range(5 - a):
-            r = 4 - a - b
-            for x in range(t + 1):
-                for y in range(t + 1 - x):
-                    m = t - x - y
-                    tricks = sum(comb(m, j) * np.sign(x + j - (y + m - j)) for j in range(m + 1)) / 2**m
-                    total = 0.0
-                    for i in range(r + 1):
-                        mine, theirs = a + i, b + r - i
-                        if mine >= 3:
-                            score = 2.0 if tiered and mine == 4 else 1.0
-                        elif theirs >= 3:
-                            score = -2.0 if tiered and theirs == 4 else -1.0
-                        else:
-                            score = tricks
-                        total += comb(r, i) * score / 2**r
-                    table[a, b, x, y] = total
+    for k in range(5):  # in order of k, as a running sum
+        ways_k = _COMB[np.clip(r[..., 0, 0], 0, 4), k]
+        table = table + np.where(k <= r[..., 0, 0], ways_k * by_tens[..., k] / 2.0 ** np.clip(r[..., 0, 0], 0, 4), 0.0)
+    table = np.where((r[..., 0, 0] >= 0) & (m[..., 0, 0] >= 0), table, 0.0)
     table.flags.writeable = False
     return table
+
+
+# _COMB[n, k] = C(n, k) as exact integers (0 when k > n), for the outcome table's sums.
+_COMB = np.array([[comb(n, k) for k in range(NUM_CARDS + 1)] for n in range(NUM_CARDS + 1)], dtype=np.int64)
 
 
 class RuleBasedAgent:

@@ -925,6 +925,33 @@ def team_counts(state: State) -> tuple[np.ndarray, np.ndarray]:
     return tens, tricks
 
 
+def score_hands(rules: Rules, tens: np.ndarray, tricks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Who wins hands that end with these tens and tricks, and the points the winners score.
+
+    The one copy of the scoring rules: :func:`hand_results`, the match tariff and the
+    rule-based agents' outcome model all read it.
+
+    Args:
+        rules: the rule set (its scoring tariff and tricks per hand).
+        tens: (..., 2) int tens taken by team 0 and team 1 (four in all).
+        tricks: (..., 2) int tricks taken by team 0 and team 1.
+
+    Returns:
+        (winner, points), both shaped ``(...)``: the winning team, or -1 for a drawn hand, and
+        the points it scores (``tiered``: 3 for a whitewash, 2 for a mendikot, else 1; the
+        other tariffs: 1), 0 for a drawn hand.
+    """
+    t0, k0, k1 = tens[..., 0], tricks[..., 0], tricks[..., 1]
+    # 3 or 4 tens win; at 2 tens each the team with more tricks wins; equal tricks is a draw.
+    winner = np.where(t0 >= 3, 0, np.where(t0 <= 1, 1, np.where(k0 > k1, 0, np.where(k1 > k0, 1, -1))))
+    if rules.scoring == "tiered":
+        whitewash, mendikot = (tricks == rules.n_tricks).any(axis=-1), (tens == 4).any(axis=-1)
+        points = np.where(whitewash, 3, np.where(mendikot, 2, 1))
+    else:
+        points = np.ones_like(winner)
+    return winner, np.where(winner < 0, 0, points)
+
+
 def hand_results(state: State) -> HandResults:
     """Score every game of the batch (meaningful for games whose hand is over).
 
@@ -934,8 +961,7 @@ def hand_results(state: State) -> HandResults:
     rules = state.rules
     n = rules.n_players
     tens, tricks = team_counts(state)
-    t0, k0, k1 = tens[:, 0], tricks[:, 0], tricks[:, 1]
-    winner = np.where(t0 >= 3, 0, np.where(t0 <= 1, 1, np.where(k0 > k1, 0, np.where(k1 > k0, 1, -1))))
+    winner, _ = score_hands(rules, tens, tricks)
     dealer = state.dealer
     dealer_team = dealer % 2
     dealer_won = winner == dealer_team
