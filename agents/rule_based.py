@@ -35,25 +35,24 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import cache
 from math import comb, lgamma
-from typing import Any
 
 import numpy as np
 
 from mendikot_env import core
-from mendikot_env.cards import ASK_ACTION, NUM_ACTIONS, NUM_CARDS, NUM_RANKS, TEN_RANK
+from mendikot_env.cards import ASK_ACTION, NUM_ACTIONS, NUM_CARDS, NUM_RANKS, RANK_OF, SUIT_OF, TEN_RANK, TENS
 from mendikot_env.observation import observation_layout
-from mendikot_env.rules import Rules, resolve_rules
+from mendikot_env.rules import Rules
 from mendikot_env.seeding import make_rng
 
 from .base import check_batch
 
 LEVELS = ("easy", "medium", "hard")
 
-# Per card id: its suit, its rank, whether it is a ten.
-SUIT = np.arange(NUM_CARDS) // NUM_RANKS
-RANK = np.arange(NUM_CARDS) % NUM_RANKS
+# Per card id: its suit, its rank (the cards module's tables), whether it is a ten.
+SUIT = SUIT_OF[:NUM_CARDS]
+RANK = RANK_OF[:NUM_CARDS]
 IS_TEN = RANK == TEN_RANK
-TEN_IDS = np.array([NUM_RANKS * s + TEN_RANK for s in range(4)])
+TEN_IDS = np.array(TENS)
 NEG = -1e9
 # LOG_COMB[a, b] = log C(a, b), -inf when b > a: hypergeometric chances in one lookup.
 _A = np.arange(NUM_CARDS + 1)
@@ -156,8 +155,8 @@ class RuleBasedAgent:
     """A heuristic club player (``easy``, ``medium`` or ``hard``) that acts on whole batches.
 
     Args:
-        rules: the rule set (fixes the observation layout): a ``Rules``, a preset name or a
-            dict of fields, as ``env()`` and :func:`agents.make` take them.
+        rules: the rule set (fixes the observation layout); :func:`agents.make` takes a
+            preset name or a dict of fields too.
         level: ``"easy"``, ``"medium"`` or ``"hard"``.
         seed: seeds a tiny random jitter that breaks ties between equally good cards; with
             ``seed=None`` ties go to the lowest card id, so play is a pure function of the
@@ -177,7 +176,7 @@ class RuleBasedAgent:
 
     def __init__(
         self,
-        rules: Rules | str | dict[str, Any],
+        rules: Rules,
         level: str = "hard",
         seed: int | None = None,
         name: str | None = None,
@@ -185,7 +184,6 @@ class RuleBasedAgent:
     ) -> None:
         if level not in LEVEL_SPECS:
             raise ValueError(f"unknown level {level!r}; choose one of {list(LEVELS)}")
-        rules = resolve_rules(rules)
         self.rules = rules
         self.level = level
         if spec is None:
@@ -196,7 +194,7 @@ class RuleBasedAgent:
         self.rng = None if seed is None else make_rng(seed)
         self.n = rules.n_players
         # The pack: all 52, or no 2s with six or eight players.
-        self.in_pack = np.ones(NUM_CARDS, bool) if self.n == 4 else RANK != 0
+        self.in_pack = np.isin(np.arange(NUM_CARDS), core.pack_cards(rules))
         self.outcome = outcome_table(rules) if self.spec.outcome else None
 
     def seed(self, seed: int | None) -> None:

@@ -52,7 +52,7 @@ from .cards import (
     union,
     unpack_sets,
 )
-from .rules import PLAYER_COUNTS, Rules, resolve_rules
+from .rules import PLAYER_COUNTS, Rules
 from .seeding import make_rng
 
 # Phases of a hand (OpenSpiel's names): HIDE only exists in band hukum.
@@ -165,7 +165,7 @@ def pack_cards(rules: Rules) -> np.ndarray:
 
 
 def new_hands(
-    rules: Rules | str,
+    rules: Rules,
     batch_size: int,
     rng: np.random.Generator | int | None = None,
     deals: Any = None,
@@ -178,7 +178,7 @@ def new_hands(
     cards) whether or not some are given, so giving a dealer never changes the cards.
 
     Args:
-        rules: the rule set (or a preset name: ``"band"``).
+        rules: the rule set (``Rules.preset("band")`` for a preset).
         batch_size: number of games B.
         rng: a ``np.random.Generator`` or a seed; the global numpy RNG is never used.
         deals: optional cards per game and seat, shape (B, n, hand_size), e.g. a list of
@@ -201,7 +201,7 @@ def new_hands(
 
 
 def new_hand(
-    rules: Rules | str,
+    rules: Rules,
     rng: np.random.Generator | int | None = None,
     deal: Any = None,
     dealer: Any = None,
@@ -217,7 +217,7 @@ def new_hand(
 
 
 def _deal(
-    rules: Rules | str,
+    rules: Rules,
     batch_size: int,
     rng: np.random.Generator | int | None,
     deals: Any,
@@ -226,7 +226,6 @@ def _deal(
     one_game: bool,
 ) -> State:
     """The deal behind new_hands and new_hand; ``one_game`` words errors for one game."""
-    rules = resolve_rules(rules)  # a preset name works too, as env() takes them
     rng = make_rng(rng, "rng")
     n, h, B = rules.n_players, rules.hand_size, batch_size
     pack = pack_cards(rules)

@@ -16,7 +16,6 @@ tests check this by changing hidden cards and comparing observations.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -34,7 +33,7 @@ from .core import (
     trick_outlook,
     trick_outlook_one,
 )
-from .rules import Rules, resolve_rules
+from .rules import Rules
 
 _WORD = (1 << 64) - 1  # one uint64 word of a Python int
 
@@ -89,13 +88,11 @@ class Layout:
         return "\n".join(rows)
 
 
-def observation_layout(rules: Rules | str | dict[str, Any]) -> Layout:
+def observation_layout(rules: Rules) -> Layout:
     """The observation pieces for a rule set (n seats, T tricks), in order.
 
-    Size = 52 * (7 + 2n) + 10n + T + 31 (864 for four players). ``rules`` may also be a
-    preset name or a dict of fields, as ``env()`` takes them.
+    Size = 52 * (7 + 2n) + 10n + T + 31 (864 for four players).
     """
-    rules = resolve_rules(rules)
     n, t = rules.n_players, rules.n_tricks
     return Layout(
         [
@@ -141,9 +138,7 @@ class ObservationEncoder:
         (4, 864)
     """
 
-    def __init__(self, rules: Rules | str | dict[str, Any]) -> None:
-        """``rules``: a ``Rules``, a preset name or a dict of fields (as ``env()`` takes them)."""
-        rules = resolve_rules(rules)
+    def __init__(self, rules: Rules) -> None:
         self.rules = rules
         self.layout = observation_layout(rules)
         n = rules.n_players

@@ -23,6 +23,7 @@ from support import VARIANTS, reference_games
 import mendikot_env
 from mendikot_env import core
 from mendikot_env.analysis import deal_cards
+from mendikot_env.env import raw_env
 from mendikot_env.observation import (
     ObservationEncoder,
     encode_state,
@@ -225,18 +226,13 @@ def test_encode_refuses_a_match_score_of_the_wrong_shape(B: int) -> None:
             encoder.encode(state, state.current, bad)
 
 
-def test_encoder_and_layout_take_a_preset_name_or_a_dict() -> None:
+def test_the_env_resolves_a_preset_name_or_a_dict_for_its_encoder() -> None:
+    # env() is the boundary that takes names and dicts; the encoder and layout take Rules.
     band = Rules.preset("band")
-    assert ObservationEncoder("band").rules == band
-    assert ObservationEncoder({"trump": "band"}).rules == band
-    assert observation_layout("band").size == observation_layout(band).size
-    assert observation_layout({"n_players": 6}).size == observation_layout(Rules(n_players=6)).size
-    state = core.new_hands(band, 3, rng=0)
-    assert np.array_equal(
-        ObservationEncoder("band").encode(state, state.current), ObservationEncoder(band).encode(state, state.current)
-    )
+    assert raw_env("band").encoder.rules == band and raw_env({"trump": "band"}).encoder.rules == band
+    assert raw_env(n_players=6).observation_layout.size == observation_layout(Rules(n_players=6)).size
     with pytest.raises(ValueError, match="unknown rules preset 'bandd'"):
-        ObservationEncoder("bandd")
+        raw_env("bandd")
 
 
 # =========================================================================== named views
