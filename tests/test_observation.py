@@ -177,8 +177,6 @@ def test_shapes_dtypes_and_range(name: str) -> None:
     other = Rules(n_players=6) if n == 4 else Rules()
     with pytest.raises(ValueError, match=rf"this encoder is for .*n_players: {other.n_players} vs {n}"):
         ObservationEncoder(other).encode(state, state.current)
-    with pytest.raises(ValueError, match="trick_outlook_one needs a batch of one game, got 5"):
-        core.trick_outlook_one(state, 0)
     # NO_SEAT (a finished game's current seat) reads as seat 0, on both paths.
     seats = np.array([-1, 1, 2, -1, 0])
     assert np.array_equal(encoder.encode(state, seats), encoder.encode(state, np.maximum(seats, 0)))
