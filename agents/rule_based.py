@@ -287,6 +287,31 @@ class RuleBasedAgent:
             value = p * win_v + (1 - p) * lose_v
 
         # ---- what the card is worth later (in tens).
+        cost, c_holding = self._later_cost(t, cards, follows)
+        utility = value - cost
+
+        # ---- cut hukum: the first card off suit chooses trump for the hand.
+        if rules.trump == "cut":
+            _, trump_after = core.if_played(cards, t.led[:, None], t.trump[:, None], cut=True)
+            cut_now = trump_after != t.trump[:, None]
+            strength = self._suit_strength(t.hand)
+            strength = strength - strength.mean(axis=1, keepdims=True)
+            utility = utility + spec.cut_weight * cut_now * np.take_along_axis(strength, c_suit, axis=1)
+
+        # ---- leads: from length (the others run out of the suit first).
+        utility = utility + t.leading[:, None] * 0.01 * c_holding
+
+        out = np.full((B, NUM_ACTIONS), NEG)
+        out[rows[:, None], cards] = np.where(valid, utility, NEG)
+        if rules.trump == "band" and rules.reveal == "ask":
+            out[:, ASK_ACTION] = self._ask_utility(t, trick_tens, partner_win)
+        return out
+
+    def _later_cost(self, t: _Table, cards: np.ndarray, follows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(B, K) what each candidate card is worth in later tricks (in tens), and (B, K) how
+        many cards of its suit I hold."""
+        spec, B = self.spec, t.B
+        c_suit, c_rank, c_ten = SUIT[cards], RANK[cards], IS_TEN[cards]
         holding = t.hand.reshape(B, 4, NUM_RANKS).sum(axis=2)  # (B, 4)
         c_holding = np.take_along_axis(holding, c_suit, axis=1)
         trump_known = np.where(t.trump >= 0, t.trump, t.private)
@@ -313,24 +338,7 @@ class RuleBasedAgent:
             guards = np.take_along_axis(holding - ten_held, c_suit, axis=1)
             guarding = np.take_along_axis(ten_held, c_suit, axis=1) & ~c_ten & (guards <= 2)
             cost = cost + 0.05 * guarding - 0.006 * (c_holding <= 2) * ~follows
-        utility = value - cost
-
-        # ---- cut hukum: the first card off suit chooses trump for the hand.
-        if rules.trump == "cut":
-            _, trump_after = core.if_played(cards, t.led[:, None], t.trump[:, None], cut=True)
-            cut_now = trump_after != t.trump[:, None]
-            strength = self._suit_strength(t.hand)
-            strength = strength - strength.mean(axis=1, keepdims=True)
-            utility = utility + spec.cut_weight * cut_now * np.take_along_axis(strength, c_suit, axis=1)
-
-        # ---- leads: from length (the others run out of the suit first).
-        utility = utility + t.leading[:, None] * 0.01 * c_holding
-
-        out = np.full((B, NUM_ACTIONS), NEG)
-        out[rows[:, None], cards] = np.where(valid, utility, NEG)
-        if rules.trump == "band" and rules.reveal == "ask":
-            out[:, ASK_ACTION] = self._ask_utility(t, trick_tens, partner_win)
-        return out
+        return cost, c_holding
 
     def _outcomes(self, t: _Table, stake: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(B, K) value, in tens, of my team taking the trick with ``stake`` tens (fractions
