@@ -34,26 +34,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cache
-from math import lgamma
-from typing import Any
+from math import comb, lgamma
 
 import numpy as np
 
 from mendikot_env import core
-from mendikot_env.cards import ASK_ACTION, NUM_ACTIONS, NUM_CARDS, NUM_RANKS, TEN_RANK
+from mendikot_env.cards import ASK_ACTION, NUM_ACTIONS, NUM_CARDS, NUM_RANKS, RANK_OF, SUIT_OF, TEN_RANK, TENS
 from mendikot_env.observation import observation_layout
-from mendikot_env.rules import Rules, resolve_rules
+from mendikot_env.rules import Rules
 from mendikot_env.seeding import make_rng
 
 from .base import check_batch
 
 LEVELS = ("easy", "medium", "hard")
 
-# Per card id: its suit, its rank, whether it is a ten.
-SUIT = np.arange(NUM_CARDS) // NUM_RANKS
-RANK = np.arange(NUM_CARDS) % NUM_RANKS
+# Per card id: its suit, its rank (the cards module's tables), whether it is a ten.
+SUIT = SUIT_OF[:NUM_CARDS]
+RANK = RANK_OF[:NUM_CARDS]
 IS_TEN = RANK == TEN_RANK
-TEN_IDS = np.array([NUM_RANKS * s + TEN_RANK for s in range(4)])
+TEN_IDS = np.array(TENS)
 NEG = -1e9
 # LOG_COMB[a, b] = log C(a, b), -inf when b > a: hypergeometric chances in one lookup.
 _A = np.arange(NUM_CARDS + 1)
@@ -114,47 +113,50 @@ VARIANT_CHANGES: dict[tuple[str, str], dict[str, object]] = {("hard", "band"): {
 def outcome_table(rules: Rules) -> np.ndarray:
     """V[a, b, x, y]: expected score of my team minus the other's from a position where we
     hold ``a`` tens and ``x`` tricks and they hold ``b`` and ``y``, if every remaining ten and
-    trick were a coin toss. Differences of V are what one more ten or trick is worth now:
-    nothing once a side has three tens, everything for the tricks at two tens each.
+    trick were a coin toss, each end of the hand scored by :func:`core.score_hands` (the
+    rules' tariff, whitewash and mendikot included). Differences of V are what one more ten
+    or trick is worth now: nothing once a side has three tens, everything for the tricks at
+    two tens each. Built once per rule set (read-only): agents are built often.
     """
-    return _outcome_table(rules.n_tricks, rules.scoring == "tiered")
+    return _outcome_table(rules)
 
 
 @cache
-def _outcome_table(t: int, tiered: bool) -> np.ndarray:
-    """:func:`outcome_table` for ``t`` tricks, built once per shape (read-only): it takes
-    about 10 ms, and agents are built often (every snapshot's advisor, every iteration)."""
-    from math import comb
+def _outcome_table(rules: Rules) -> np.ndarray:
+    """:func:`outcome_table`, summed over every end of the hand at once.
 
+    The sums run in a fixed order on exact integers (then one division per power of two),
+    so a table is the same to the last bit however it is laid out.
+    """
+    t = rules.n_tricks
+    a, b, x, y, i, j = np.ix_(*(np.arange(k) for k in (5, 5, t + 1, t + 1, 5, t + 1)))
+    r, m = 4 - a - b, t - x - y  # tens and tricks still to play for
+    mine_tens, mine_tricks = a + i, x + j  # my team takes i of the r tens and j of the m tricks
+    tens = np.stack(np.broadcast_arrays(mine_tens, 4 - mine_tens), axis=-1)
+    tricks = np.stack(np.broadcast_arrays(mine_tricks, t - mine_tricks), axis=-1)
+    winner, points = core.score_hands(rules, tens, tricks)
+    score = np.where(winner == 0, points, np.where(winner == 1, -points, 0))
+    ways = np.where((j <= m) & (m >= 0), _COMB[np.clip(m, 0, t), j], 0)  # C(m, j)
+    by_tens = (ways * score).sum(axis=-1) / 2.0 ** np.clip(m[..., 0], 0, None)  # (5, 5, t+1, t+1, 5)
     table = np.zeros((5, 5, t + 1, t + 1))
-    for a in range(5):
-        for b in range(5 - a):
-            r = 4 - a - b
-            for x in range(t + 1):
-                for y in range(t + 1 - x):
-                    m = t - x - y
-                    tricks = sum(comb(m, j) * np.sign(x + j - (y + m - j)) for j in range(m + 1)) / 2**m
-                    total = 0.0
-                    for i in range(r + 1):
-                        mine, theirs = a + i, b + r - i
-                        if mine >= 3:
-                            score = 2.0 if tiered and mine == 4 else 1.0
-                        elif theirs >= 3:
-                            score = -2.0 if tiered and theirs == 4 else -1.0
-                        else:
-                            score = tricks
-                        total += comb(r, i) * score / 2**r
-                    table[a, b, x, y] = total
+    for k in range(5):  # in order of k, as a running sum
+        ways_k = _COMB[np.clip(r[..., 0, 0], 0, 4), k]
+        table = table + np.where(k <= r[..., 0, 0], ways_k * by_tens[..., k] / 2.0 ** np.clip(r[..., 0, 0], 0, 4), 0.0)
+    table = np.where((r[..., 0, 0] >= 0) & (m[..., 0, 0] >= 0), table, 0.0)
     table.flags.writeable = False
     return table
+
+
+# _COMB[n, k] = C(n, k) as exact integers (0 when k > n), for the outcome table's sums.
+_COMB = np.array([[comb(n, k) for k in range(NUM_CARDS + 1)] for n in range(NUM_CARDS + 1)], dtype=np.int64)
 
 
 class RuleBasedAgent:
     """A heuristic club player (``easy``, ``medium`` or ``hard``) that acts on whole batches.
 
     Args:
-        rules: the rule set (fixes the observation layout): a ``Rules``, a preset name or a
-            dict of fields, as ``env()`` and :func:`agents.make` take them.
+        rules: the rule set (fixes the observation layout); :func:`agents.make` takes a
+            preset name or a dict of fields too.
         level: ``"easy"``, ``"medium"`` or ``"hard"``.
         seed: seeds a tiny random jitter that breaks ties between equally good cards; with
             ``seed=None`` ties go to the lowest card id, so play is a pure function of the
@@ -174,7 +176,7 @@ class RuleBasedAgent:
 
     def __init__(
         self,
-        rules: Rules | str | dict[str, Any],
+        rules: Rules,
         level: str = "hard",
         seed: int | None = None,
         name: str | None = None,
@@ -182,7 +184,6 @@ class RuleBasedAgent:
     ) -> None:
         if level not in LEVEL_SPECS:
             raise ValueError(f"unknown level {level!r}; choose one of {list(LEVELS)}")
-        rules = resolve_rules(rules)
         self.rules = rules
         self.level = level
         if spec is None:
@@ -193,7 +194,7 @@ class RuleBasedAgent:
         self.rng = None if seed is None else make_rng(seed)
         self.n = rules.n_players
         # The pack: all 52, or no 2s with six or eight players.
-        self.in_pack = np.ones(NUM_CARDS, bool) if self.n == 4 else RANK != 0
+        self.in_pack = np.isin(np.arange(NUM_CARDS), core.pack_cards(rules))
         self.outcome = outcome_table(rules) if self.spec.outcome else None
 
     def seed(self, seed: int | None) -> None:
@@ -286,6 +287,31 @@ class RuleBasedAgent:
             value = p * win_v + (1 - p) * lose_v
 
         # ---- what the card is worth later (in tens).
+        cost, c_holding = self._later_cost(t, cards, follows)
+        utility = value - cost
+
+        # ---- cut hukum: the first card off suit chooses trump for the hand.
+        if rules.trump == "cut":
+            _, trump_after = core.if_played(cards, t.led[:, None], t.trump[:, None], cut=True)
+            cut_now = trump_after != t.trump[:, None]
+            strength = self._suit_strength(t.hand)
+            strength = strength - strength.mean(axis=1, keepdims=True)
+            utility = utility + spec.cut_weight * cut_now * np.take_along_axis(strength, c_suit, axis=1)
+
+        # ---- leads: from length (the others run out of the suit first).
+        utility = utility + t.leading[:, None] * 0.01 * c_holding
+
+        out = np.full((B, NUM_ACTIONS), NEG)
+        out[rows[:, None], cards] = np.where(valid, utility, NEG)
+        if rules.trump == "band" and rules.reveal == "ask":
+            out[:, ASK_ACTION] = self._ask_utility(t, trick_tens, partner_win)
+        return out
+
+    def _later_cost(self, t: _Table, cards: np.ndarray, follows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(B, K) what each candidate card is worth in later tricks (in tens), and (B, K) how
+        many cards of its suit I hold."""
+        spec, B = self.spec, t.B
+        c_suit, c_rank, c_ten = SUIT[cards], RANK[cards], IS_TEN[cards]
         holding = t.hand.reshape(B, 4, NUM_RANKS).sum(axis=2)  # (B, 4)
         c_holding = np.take_along_axis(holding, c_suit, axis=1)
         trump_known = np.where(t.trump >= 0, t.trump, t.private)
@@ -312,24 +338,7 @@ class RuleBasedAgent:
             guards = np.take_along_axis(holding - ten_held, c_suit, axis=1)
             guarding = np.take_along_axis(ten_held, c_suit, axis=1) & ~c_ten & (guards <= 2)
             cost = cost + 0.05 * guarding - 0.006 * (c_holding <= 2) * ~follows
-        utility = value - cost
-
-        # ---- cut hukum: the first card off suit chooses trump for the hand.
-        if rules.trump == "cut":
-            _, trump_after = core.if_played(cards, t.led[:, None], t.trump[:, None], cut=True)
-            cut_now = trump_after != t.trump[:, None]
-            strength = self._suit_strength(t.hand)
-            strength = strength - strength.mean(axis=1, keepdims=True)
-            utility = utility + spec.cut_weight * cut_now * np.take_along_axis(strength, c_suit, axis=1)
-
-        # ---- leads: from length (the others run out of the suit first).
-        utility = utility + t.leading[:, None] * 0.01 * c_holding
-
-        out = np.full((B, NUM_ACTIONS), NEG)
-        out[rows[:, None], cards] = np.where(valid, utility, NEG)
-        if rules.trump == "band" and rules.reveal == "ask":
-            out[:, ASK_ACTION] = self._ask_utility(t, trick_tens, partner_win)
-        return out
+        return cost, c_holding
 
     def _outcomes(self, t: _Table, stake: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(B, K) value, in tens, of my team taking the trick with ``stake`` tens (fractions

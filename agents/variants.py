@@ -20,14 +20,15 @@ from typing import Any
 
 import numpy as np
 
-from mendikot_env.cards import ASK_ACTION, NUM_RANKS
+from mendikot_env.cards import ASK_ACTION, NUM_RANKS, TEN_RANK
 from mendikot_env.observation import observation_layout
-from mendikot_env.rules import Rules, resolve_rules
+from mendikot_env.rules import Rules
 from mendikot_env.seeding import make_rng
 
 # Milton Work points of each rank (J=1, Q=2, K=3, A=4), plus 1 for the ten: the cards
 # that win tricks and the card that wins the hand.
-HONOUR_POINTS = np.array([0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 2, 3, 4], dtype=np.float64)
+HONOUR_POINTS = np.array([0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4], dtype=np.float64)
+HONOUR_POINTS[TEN_RANK] = 1
 HIDE_STRATEGIES = ("longest", "strongest", "shortest", "random")
 
 
@@ -77,15 +78,13 @@ class HideChoice:
         rank: str = "high",
         seed: int | None = None,
         name: str | None = None,
-        rules: Rules | str | None = None,
+        rules: Rules | None = None,
     ) -> None:
         if strategy not in HIDE_STRATEGIES:
             raise ValueError(f"unknown hide strategy {strategy!r}; choose one of {list(HIDE_STRATEGIES)}")
         if rank not in ("high", "low"):
             raise ValueError(f"rank must be 'high' or 'low', got {rank!r}")
-        if rules is not None:
-            rules = resolve_rules(rules)  # a preset name or a dict of fields too
-        elif not isinstance(rules := getattr(base, "rules", None), Rules):
+        if rules is None and not isinstance(rules := getattr(base, "rules", None), Rules):
             raise ValueError("HideChoice needs the rules: pass rules=... (the base agent has no .rules)")
         self.base = base
         self.strategy = strategy

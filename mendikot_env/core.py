@@ -45,14 +45,13 @@ from .cards import (
     TWOS,
     action_str,
     card_str,
-    is_integer,
     parse_card,
     popcount,
     set_to_cards,
     union,
     unpack_sets,
 )
-from .rules import PLAYER_COUNTS, Rules, resolve_rules
+from .rules import PLAYER_COUNTS, Rules
 from .seeding import make_rng
 
 # Phases of a hand (OpenSpiel's names): HIDE only exists in band hukum.
@@ -144,8 +143,6 @@ class State:
 
     def put(self, games: np.ndarray, other: State) -> None:
         """Overwrite the chosen games with the games of ``other`` (same rules, in order)."""
-        if other.rules != self.rules:
-            raise ValueError("put() needs states with the same rules")
         for f in fields(self):
             if f.name != "rules":
                 getattr(self, f.name)[games] = getattr(other, f.name)
@@ -165,7 +162,7 @@ def pack_cards(rules: Rules) -> np.ndarray:
 
 
 def new_hands(
-    rules: Rules | str,
+    rules: Rules,
     batch_size: int,
     rng: np.random.Generator | int | None = None,
     deals: Any = None,
@@ -178,7 +175,7 @@ def new_hands(
     cards) whether or not some are given, so giving a dealer never changes the cards.
 
     Args:
-        rules: the rule set (or a preset name: ``"band"``).
+        rules: the rule set (``Rules.preset("band")`` for a preset).
         batch_size: number of games B.
         rng: a ``np.random.Generator`` or a seed; the global numpy RNG is never used.
         deals: optional cards per game and seat, shape (B, n, hand_size), e.g. a list of
@@ -195,13 +192,11 @@ def new_hands(
         >>> legal_action_mask(state).shape
         (8, 53)
     """
-    if not is_integer(batch_size) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
-    return _deal(rules, int(batch_size), rng, deals, dealers, open_cards, one_game=False)
+    return _deal(rules, batch_size, rng, deals, dealers, open_cards, one_game=False)
 
 
 def new_hand(
-    rules: Rules | str,
+    rules: Rules,
     rng: np.random.Generator | int | None = None,
     deal: Any = None,
     dealer: Any = None,
@@ -217,7 +212,7 @@ def new_hand(
 
 
 def _deal(
-    rules: Rules | str,
+    rules: Rules,
     batch_size: int,
     rng: np.random.Generator | int | None,
     deals: Any,
@@ -226,7 +221,6 @@ def _deal(
     one_game: bool,
 ) -> State:
     """The deal behind new_hands and new_hand; ``one_game`` words errors for one game."""
-    rules = resolve_rules(rules)  # a preset name works too, as env() takes them
     rng = make_rng(rng, "rng")
     n, h, B = rules.n_players, rules.hand_size, batch_size
     pack = pack_cards(rules)
@@ -483,13 +477,11 @@ def step(state: State, actions: Any, check: bool = True, active: np.ndarray | No
     Raises:
         IllegalActionError: naming the first game with an illegal action, the action
             and the legal ones; the state is left unchanged.
-        ValueError: ``actions`` or ``active`` not one per game.
+        ValueError: ``active`` not one bool per game.
     """
     B = state.batch_size
     actions = np.asarray(actions)
-    if actions.shape != (B,):
-        if actions.ndim != 0:
-            raise ValueError(f"step needs one action per game: shape ({B},), got {actions.shape}")
+    if actions.ndim == 0:  # one action for every game
         actions = np.broadcast_to(actions, (B,))
     if active is not None:
         active = np.asarray(active)
@@ -755,8 +747,6 @@ def trick_outlook_one(state: State, legal: int) -> tuple[int, int]:
     and this reads the few numbers it needs once. ``legal`` is ``int(legal_bits(state)[0])``.
     The tests check it against :func:`trick_outlook` on every variant.
     """
-    if state.batch_size != 1:
-        raise ValueError(f"trick_outlook_one needs a batch of one game, got {state.batch_size}; use trick_outlook")
     legal &= ~int(ASK_BIT)
     if state.trick_size.item(0) == 0:
         return NO_SEAT, legal
@@ -925,6 +915,33 @@ def team_counts(state: State) -> tuple[np.ndarray, np.ndarray]:
     return tens, tricks
 
 
+def score_hands(rules: Rules, tens: np.ndarray, tricks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Who wins hands that end with these tens and tricks, and the points the winners score.
+
+    The one copy of the scoring rules: :func:`hand_results`, the match tariff and the
+    rule-based agents' outcome model all read it.
+
+    Args:
+        rules: the rule set (its scoring tariff and tricks per hand).
+        tens: (..., 2) int tens taken by team 0 and team 1 (four in all).
+        tricks: (..., 2) int tricks taken by team 0 and team 1.
+
+    Returns:
+        (winner, points), both shaped ``(...)``: the winning team, or -1 for a drawn hand, and
+        the points it scores (``tiered``: 3 for a whitewash, 2 for a mendikot, else 1; the
+        other tariffs: 1), 0 for a drawn hand.
+    """
+    t0, k0, k1 = tens[..., 0], tricks[..., 0], tricks[..., 1]
+    # 3 or 4 tens win; at 2 tens each the team with more tricks wins; equal tricks is a draw.
+    winner = np.where(t0 >= 3, 0, np.where(t0 <= 1, 1, np.where(k0 > k1, 0, np.where(k1 > k0, 1, -1))))
+    if rules.scoring == "tiered":
+        whitewash, mendikot = (tricks == rules.n_tricks).any(axis=-1), (tens == 4).any(axis=-1)
+        points = np.where(whitewash, 3, np.where(mendikot, 2, 1))
+    else:
+        points = np.ones_like(winner)
+    return winner, np.where(winner < 0, 0, points)
+
+
 def hand_results(state: State) -> HandResults:
     """Score every game of the batch (meaningful for games whose hand is over).
 
@@ -934,8 +951,7 @@ def hand_results(state: State) -> HandResults:
     rules = state.rules
     n = rules.n_players
     tens, tricks = team_counts(state)
-    t0, k0, k1 = tens[:, 0], tricks[:, 0], tricks[:, 1]
-    winner = np.where(t0 >= 3, 0, np.where(t0 <= 1, 1, np.where(k0 > k1, 0, np.where(k1 > k0, 1, -1))))
+    winner, _ = score_hands(rules, tens, tricks)
     dealer = state.dealer
     dealer_team = dealer % 2
     dealer_won = winner == dealer_team

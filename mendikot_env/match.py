@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import HandResults
+from .core import HandResults, score_hands
 from .rules import Rules
 
 
@@ -16,10 +16,7 @@ def hand_points(rules: Rules, results: HandResults) -> np.ndarray:
     ``tiered`` pays 1 for a hand, 2 for a mendikot and 3 for a whitewash; the other
     tariffs pay 1 for every hand won.
     """
-    points = np.ones_like(results.winner)
-    if rules.scoring == "tiered":
-        points = np.where(results.whitewash, 3, np.where(results.mendikot, 2, 1))
-    return np.where(results.winner < 0, 0, points)
+    return score_hands(rules, results.tens, results.tricks)[1]
 
 
 def team_rewards(rules: Rules, results: HandResults, reward: str) -> np.ndarray:

@@ -16,7 +16,6 @@ tests check this by changing hidden cards and comparing observations.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -34,7 +33,7 @@ from .core import (
     trick_outlook,
     trick_outlook_one,
 )
-from .rules import Rules, resolve_rules
+from .rules import Rules
 
 _WORD = (1 << 64) - 1  # one uint64 word of a Python int
 
@@ -89,13 +88,11 @@ class Layout:
         return "\n".join(rows)
 
 
-def observation_layout(rules: Rules | str | dict[str, Any]) -> Layout:
+def observation_layout(rules: Rules) -> Layout:
     """The observation pieces for a rule set (n seats, T tricks), in order.
 
-    Size = 52 * (7 + 2n) + 10n + T + 31 (864 for four players). ``rules`` may also be a
-    preset name or a dict of fields, as ``env()`` takes them.
+    Size = 52 * (7 + 2n) + 10n + T + 31 (864 for four players).
     """
-    rules = resolve_rules(rules)
     n, t = rules.n_players, rules.n_tricks
     return Layout(
         [
@@ -141,9 +138,7 @@ class ObservationEncoder:
         (4, 864)
     """
 
-    def __init__(self, rules: Rules | str | dict[str, Any]) -> None:
-        """``rules``: a ``Rules``, a preset name or a dict of fields (as ``env()`` takes them)."""
-        rules = resolve_rules(rules)
+    def __init__(self, rules: Rules) -> None:
         self.rules = rules
         self.layout = observation_layout(rules)
         n = rules.n_players
@@ -251,8 +246,18 @@ class ObservationEncoder:
         # take() gathers table rows several times faster than fancy indexing does.
         rel_seats = self._seats_from.take(seats, axis=0)  # (B, n): absolute seat of relative seat k
         flat = rows[:, None] * n + rel_seats  # (B, n): index into flattened (B * n) per-seat arrays
+        winning = self._write_card_planes(state, seats, flat, legal, out)
+        self._write_small_features(state, seats, rows, winning, match_score, out)
+        return out
 
-        # Card planes: gather the card sets, then unpack all of them in one call.
+    def _write_card_planes(
+        self, state: State, seats: np.ndarray, flat: np.ndarray, legal: np.ndarray | None, out: np.ndarray
+    ) -> np.ndarray:
+        """The card planes and the voids (zeros after them); returns the trick's winning seat.
+
+        The card sets are gathered, then all of them unpacked in one call.
+        """
+        n, B = self.rules.n_players, state.batch_size
         n_planes = self._n_planes
         planes = np.empty((B, n_planes + 1), dtype=np.uint64)  # + the voids, 4 bits per seat
         planes[:, 0] = state.hands.reshape(-1)[flat[:, 0]]
@@ -275,7 +280,19 @@ class ObservationEncoder:
         self._write_planes(planes, out)
         trick_tens = popcount(union(CARD_SETS[state.trick_cards]) & TENS_MASK)
         out[:, self._offsets["trick_tens"][0]] = trick_tens * np.float32(0.25)
+        return winning
 
+    def _write_small_features(
+        self,
+        state: State,
+        seats: np.ndarray,
+        rows: np.ndarray,
+        winning: np.ndarray,
+        match_score: np.ndarray | None,
+        out: np.ndarray,
+    ) -> None:
+        """The one-hot pieces and the scalars, after the voids (zeros there so far)."""
+        rules, n, B = self.rules, self.rules.n_players, state.batch_size
         # One-hot pieces: one row of ``hot`` per piece (rows are contiguous: fast to fill) holds
         # the index to set to 1, or the piece's first index with value 0 when it is empty.
         hot = self._hot_buffer(B)
@@ -308,7 +325,6 @@ class ObservationEncoder:
         out[:, o["middle"][0]] = popcount(state.middle & TENS_MASK) * 0.25
         out[:, o["middle"][0] + 1] = popcount(state.middle) * (1.0 / (n * rules.n_tricks))
         self._write_match_score(match_score, mine_first, out)
-        return out
 
     def _write_planes(self, planes: np.ndarray, out: np.ndarray) -> None:
         """Unpack the (B, planes + 1) sets into ``out``: the card planes, the voids word, and

@@ -114,21 +114,21 @@ def test_agents_follow_the_protocol_and_validate_input() -> None:
         RuleBasedAgent(rules, "expert")
 
 
-def test_rule_based_agent_and_check_plays_take_a_preset_name() -> None:
-    # Both read rules.n_players (and so on) and failed with an AttributeError on a name.
+def test_agents_make_and_check_plays_take_a_preset_name() -> None:
+    # The boundary (agents.make, check_plays) resolves a name or a dict; RuleBasedAgent takes Rules.
     band = Rules.preset("band")
-    assert RuleBasedAgent("band", "hard").rules == band
-    assert RuleBasedAgent({"trump": "band"}, "easy").rules == band
+    assert make("hard", "band").rules == band
+    assert make("easy", {"trump": "band"}).rules == band
     state = core.new_hands(band, 8, rng=0)
     obs = ObservationEncoder(band).encode(state, state.current)
     masks = core.legal_action_mask(state)
-    assert np.array_equal(RuleBasedAgent("band", "hard").act(obs, masks), RuleBasedAgent(band, "hard").act(obs, masks))
+    assert np.array_equal(make("hard", "band").act(obs, masks), RuleBasedAgent(band, "hard").act(obs, masks))
     check_plays(make("hard", band), "band")
     check_plays(make("hard", band), {"trump": "band"})
     with pytest.raises(ValueError, match=r"'hard' was built for .*trump: 'cut' vs 'band'"):
         check_plays(make("hard", Rules()), "band")
     with pytest.raises(ValueError, match="unknown rules preset"):
-        RuleBasedAgent("bnad", "hard")
+        make("hard", "bnad")
 
 
 def test_random_agent_checks_its_batch_as_the_others_do() -> None:

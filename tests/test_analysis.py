@@ -249,7 +249,7 @@ def test_hide_choice_strategies() -> None:
     obs, mask = hiding_observation(BAND, spades + hearts + clubs + diamonds)
     base = make("hard", BAND)
     assert HideChoice(base, "longest").act(obs, mask)[0] == card_id(4, 3)  # top spade
-    assert HideChoice(RandomAgent(seed=0), "longest", rules="band").act(obs, mask)[0] == card_id(4, 3)  # a preset name
+    assert HideChoice(RandomAgent(seed=0), "longest", rules=BAND).act(obs, mask)[0] == card_id(4, 3)  # rules given
     assert HideChoice(base, "longest", rank="low").act(obs, mask)[0] == card_id(0, 3)
     assert HideChoice(base, "strongest").act(obs, mask)[0] == card_id(12, 2)  # the heart ace
     assert HideChoice(base, "shortest").act(obs, mask)[0] == card_id(6, 1)  # the lone diamond

@@ -516,10 +516,8 @@ def test_a_deal_and_open_card_given_as_text_equal_the_same_given_as_ids() -> Non
     by_text = env.unwrapped.game
     env.reset(options={"deal": deal, "dealer": 3, "open_card": parse_card("TH")})
     assert np.array_equal(by_text.hands, env.unwrapped.game.hands) and by_text.open_card.tolist() == [parse_card("TH")]
-    batch = core.new_hands({"trump": "open", "n_players": 6}, 2, 0, deals=[texts, texts], open_cards=["AS", "3C"])
+    batch = core.new_hands(Rules(trump="open", n_players=6), 2, 0, deals=[texts, texts], open_cards=["AS", "3C"])
     assert np.array_equal(batch.hands[0], by_text.hands[0]) and batch.open_card.tolist() == [51, 1]
-    assert batch.rules == Rules(trump="open", n_players=6)  # rules as a dict of fields, or a preset name:
-    assert core.new_hand("band", 0).rules == Rules.preset("band")
 
 
 @pytest.mark.parametrize(

@@ -712,3 +712,20 @@ def test_open_card_sets_trump_though_it_is_in_a_hand() -> None:
     act(state, "2H")
     assert int(state.trick_winners[0, 0]) == 3
     assert int(state.hands[0, 3]) >> card("5H") & 1  # the open card is an ordinary card in the hand
+
+
+def test_score_hands_is_the_one_scoring_rule() -> None:
+    # core.score_hands scores the hand results, the match tariff and the agents' outcome model.
+    tiered, plain = Rules.preset("app"), Rules()
+    tens = np.array([[4, 0], [4, 0], [3, 1], [2, 2], [2, 2], [1, 3]])
+    tricks = np.array([[13, 0], [10, 3], [8, 5], [7, 6], [5, 8], [6, 7]])
+    winner, points = core.score_hands(tiered, tens, tricks)
+    assert winner.tolist() == [0, 0, 0, 0, 1, 1] and points.tolist() == [3, 2, 1, 1, 1, 1]
+    assert core.score_hands(plain, tens, tricks)[1].tolist() == [1] * 6
+    six = Rules(n_players=6, scoring="tiered")
+    assert core.score_hands(six, np.array([2, 2]), np.array([4, 4])) == (-1, 0)  # a drawn hand scores nothing
+    # The hard agent's outcome table sees the whitewash's 3 points: at 4 tens and 12 tricks to 0
+    # with one trick left, the last trick is worth 3 - 2 points, a coin toss: 2.5 expected.
+    from agents.rule_based import outcome_table
+
+    assert outcome_table(tiered)[4, 0, 12, 0] == 2.5 and outcome_table(plain)[4, 0, 12, 0] == 1.0

@@ -23,6 +23,7 @@ from support import VARIANTS, reference_games
 import mendikot_env
 from mendikot_env import core
 from mendikot_env.analysis import deal_cards
+from mendikot_env.env import raw_env
 from mendikot_env.observation import (
     ObservationEncoder,
     encode_state,
@@ -176,8 +177,6 @@ def test_shapes_dtypes_and_range(name: str) -> None:
     other = Rules(n_players=6) if n == 4 else Rules()
     with pytest.raises(ValueError, match=rf"this encoder is for .*n_players: {other.n_players} vs {n}"):
         ObservationEncoder(other).encode(state, state.current)
-    with pytest.raises(ValueError, match="trick_outlook_one needs a batch of one game, got 5"):
-        core.trick_outlook_one(state, 0)
     # NO_SEAT (a finished game's current seat) reads as seat 0, on both paths.
     seats = np.array([-1, 1, 2, -1, 0])
     assert np.array_equal(encoder.encode(state, seats), encoder.encode(state, np.maximum(seats, 0)))
@@ -225,18 +224,13 @@ def test_encode_refuses_a_match_score_of_the_wrong_shape(B: int) -> None:
             encoder.encode(state, state.current, bad)
 
 
-def test_encoder_and_layout_take_a_preset_name_or_a_dict() -> None:
+def test_the_env_resolves_a_preset_name_or_a_dict_for_its_encoder() -> None:
+    # env() is the boundary that takes names and dicts; the encoder and layout take Rules.
     band = Rules.preset("band")
-    assert ObservationEncoder("band").rules == band
-    assert ObservationEncoder({"trump": "band"}).rules == band
-    assert observation_layout("band").size == observation_layout(band).size
-    assert observation_layout({"n_players": 6}).size == observation_layout(Rules(n_players=6)).size
-    state = core.new_hands(band, 3, rng=0)
-    assert np.array_equal(
-        ObservationEncoder("band").encode(state, state.current), ObservationEncoder(band).encode(state, state.current)
-    )
+    assert raw_env("band").encoder.rules == band and raw_env({"trump": "band"}).encoder.rules == band
+    assert raw_env(n_players=6).observation_layout.size == observation_layout(Rules(n_players=6)).size
     with pytest.raises(ValueError, match="unknown rules preset 'bandd'"):
-        ObservationEncoder("bandd")
+        raw_env("bandd")
 
 
 # =========================================================================== named views
