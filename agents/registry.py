@@ -93,7 +93,7 @@ def _named_agent(key: str, rules: Rules, seed: int | None) -> Agent:
     if key == "random":
         return RandomAgent(seed=seed)
     if key == "trained":
-        agent = _network_file(_shipped_agent_for(rules), rules, seed)
+        agent = _network_file(_shipped_agent_for(rules), None, seed)  # the file was picked for these hands
         agent.name = "trained"
         return agent
     return RuleBasedAgent(rules, key, seed=seed)
