@@ -33,22 +33,14 @@ def make_advisor(name: str, rules: Rules, level: dict[str, Any] | None = None) -
     """The advisor a network was trained with (None for ``"none"``): a rule-based agent with
     no tie-breaking jitter, so its advice is a pure function of the observation.
 
-    ``level``: the bot's switches and numbers (its ``Level``) as saved with the network, so an
-    agent keeps the advice it was trained with even after the bots are retuned (default:
-    the level as the code has it now).
-
-    Raises:
-        ValueError: ``level`` is not a ``Level`` (a saved network's spec is read here).
+    ``level``: the bot's switches and numbers (its ``Level``) as the network saved them, so an
+    agent keeps the advice it was trained with even after the bots are retuned (default: the
+    level as the code has it now). A saved spec's level is checked once, by
+    :func:`advisor_level` when the network is built; this trusts it.
     """
     if name == "none":
         return None
-    try:
-        spec = None if level is None else Level(**level)
-    except TypeError:
-        raise ValueError(
-            f"advisor level {level!r} is not a Level; its fields are {[f.name for f in fields(Level)]}"
-        ) from None
-    return RuleBasedAgent(rules, name, seed=None, spec=spec)
+    return RuleBasedAgent(rules, name, seed=None, spec=None if level is None else Level(**level))
 
 
 def advisor_level(name: str, rules: Rules, saved: dict[str, Any] | None = None) -> dict[str, Any] | None:
@@ -56,7 +48,14 @@ def advisor_level(name: str, rules: Rules, saved: dict[str, Any] | None = None) 
     once checked, else the level as the code has it now; None without an advisor.
 
     Raises:
-        ValueError: ``saved`` is not a ``Level``.
+        ValueError: ``saved`` is not a ``Level`` (a saved network's spec is read here).
     """
-    advisor = make_advisor(name, rules, saved)
-    return None if advisor is None else asdict(advisor.spec)
+    if name == "none":
+        return None
+    try:
+        level = None if saved is None else Level(**saved)
+    except TypeError:
+        raise ValueError(
+            f"advisor level {saved!r} is not a Level; its fields are {[f.name for f in fields(Level)]}"
+        ) from None
+    return asdict(RuleBasedAgent(rules, name, seed=None, spec=level).spec)

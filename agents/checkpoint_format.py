@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +21,13 @@ import torch
 
 FORMAT = "mendikot-checkpoint"
 VERSION = 1
+# The entries every checkpoint holds, and the type of each that the loaders read.
 REQUIRED_KEYS = ("format", "version", "kind", "rules", "network", "model")
-# What a resume reads besides REQUIRED_KEYS ("agent_rngs" is optional: older runs lack it).
+AGENT_ENTRIES = {"rules": dict, "network": dict, "model": dict}  # model: parameter name -> tensor
+# What a resume reads besides (kind "training"): the entries, the type of those a resume takes
+# apart, and the counters it continues. "agent_rngs" is optional: older runs lack it.
 TRAINING_KEYS = ("optimizer", "numpy_rng", "torch_rng", "torch_global_rng", "counters", "pool", "args")
+TRAINING_ENTRIES = {"counters": dict, "args": dict, "pool": list}
 COUNTERS = ("iteration", "samples", "hands", "decisions", "seconds")
 
 
@@ -35,34 +40,45 @@ def load_checkpoint(path: str | Path, kind: str | None = None) -> dict[str, Any]
 
     Args:
         path: the checkpoint file.
-        kind: expected kind (``"training"`` or ``"agent"``), or None for either.
+        kind: expected kind (``"training"`` or ``"agent"``; a training checkpoint also plays),
+            or None for either.
+
+    Returns:
+        The payload, which every caller then trusts: the entries its kind needs are there and
+        of the types above, and the weights are finite tensors.
 
     Raises:
-        CheckpointError: naming the file and what is wrong with it.
+        CheckpointError: naming the file and the first thing wrong with it.
     """
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"no checkpoint at {path}")
-    verify_archive(path)
-    try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as error:  # torch raises many types for a damaged file
-        raise CheckpointError(
-            f"{path} is not a readable mendikot checkpoint (corrupt or foreign file): {_load_failure(error)}"
-        ) from None
-    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        raise CheckpointError(f"{path} is not a mendikot checkpoint (no '{FORMAT}' format tag)")
-    if payload.get("version") != VERSION:
-        raise CheckpointError(f"{path} has checkpoint version {payload.get('version')!r}; this package reads {VERSION}")
-    missing = [key for key in REQUIRED_KEYS if key not in payload]
-    if missing:
-        raise CheckpointError(f"{path} lacks {missing}; it was not written by mendikot train")
-    if kind is not None and payload["kind"] != kind and not (kind == "agent" and payload["kind"] == "training"):
-        raise CheckpointError(f"{path} is a {payload['kind']!r} checkpoint, expected {kind!r}")
-    check_network_payload(payload, path)
-    if kind == "training":
-        check_training_payload(payload, path)
+    payload, problem = _read(path)
+    problem = problem or next(_payload_problems(payload, kind), None)
+    if problem is not None:
+        raise CheckpointError(f"{path} {problem}")
     return payload
+
+
+def _read(path: Path) -> tuple[Any, str | None]:
+    """The payload of ``path``, or None and why it could not be read.
+
+    Every member's CRC is checked first: ``torch.load`` does not, so flipped bytes inside a
+    tensor would load silently and change weights or optimiser state. Files that are not zip
+    archives are left to ``torch.load``, which says what is wrong with them.
+    """
+    if zipfile.is_zipfile(path):
+        try:
+            with zipfile.ZipFile(path) as archive:
+                bad = archive.testzip()
+        except Exception as error:  # zipfile raises several types for damaged headers
+            return None, f"is not a readable mendikot checkpoint (corrupt archive: {error})"
+        if bad is not None:
+            return None, f"is corrupt: member {bad!r} fails its CRC check (damaged on disk or in transfer)"
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True), None
+    except Exception as error:  # torch raises many types for a damaged file
+        return None, f"is not a readable mendikot checkpoint (corrupt or foreign file): {_load_failure(error)}"
 
 
 def _load_failure(error: Exception) -> str:
@@ -79,60 +95,42 @@ def _load_failure(error: Exception) -> str:
     return f"it holds more than tensors and plain data{what}, which a mendikot checkpoint never does"
 
 
-def verify_archive(path: Path) -> None:
-    """Check every member's CRC: ``torch.load`` does not, so flipped bytes inside a tensor
-    would load silently and change weights or optimiser state. Files that are not zip
-    archives are left to ``torch.load``, which says what is wrong with them."""
-    if not zipfile.is_zipfile(path):
-        return
-    try:
-        with zipfile.ZipFile(path) as archive:
-            bad = archive.testzip()
-    except Exception as error:  # zipfile raises several types for damaged headers
-        raise CheckpointError(f"{path} is not a readable mendikot checkpoint (corrupt archive: {error})") from None
-    if bad is not None:
-        raise CheckpointError(f"{path} is corrupt: member {bad!r} fails its CRC check (damaged on disk or in transfer)")
-
-
-def check_network_payload(payload: dict[str, Any], path: Path) -> None:
-    """What every loader reads (rules, network spec, weights), so a hand-edited or foreign-tool
-    checkpoint fails here with its name, not with an AttributeError deep in the loader.
-
-    Raises:
-        CheckpointError: naming the file, the malformed entry and what it must be.
-    """
-    for key in ("rules", "network", "model"):
-        if not isinstance(payload[key], dict):
-            raise CheckpointError(
-                f"{path} has a malformed {key!r}: it is of type {type(payload[key]).__name__}, "
-                "where a checkpoint holds a dict"
-            )
-    foreign = next((name for name, value in payload["model"].items() if not isinstance(value, torch.Tensor)), None)
-    if foreign is not None:
-        value = payload["model"][foreign]
-        raise CheckpointError(
-            f"{path} has a malformed 'model': its entry {foreign!r} is of type {type(value).__name__}, "
+def _payload_problems(payload: Any, kind: str | None) -> Iterator[str]:
+    """What is wrong with a loaded payload, rule by rule in the order of the format: the
+    caller takes the first one (so each rule may assume that the ones before it held), and a
+    hand-edited or foreign-tool file fails here with its name, not with a KeyError or an
+    AttributeError deep in a loader or the training loop."""
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        yield f"is not a mendikot checkpoint (no '{FORMAT}' format tag)"
+    if payload.get("version") != VERSION:
+        yield f"has checkpoint version {payload.get('version')!r}; this package reads {VERSION}"
+    if missing := [key for key in REQUIRED_KEYS if key not in payload]:
+        yield f"lacks {missing}; it was not written by mendikot train"
+    if kind not in (None, payload["kind"]) and (kind, payload["kind"]) != ("agent", "training"):
+        yield f"is a {payload['kind']!r} checkpoint, expected {kind!r}"
+    for key, expected in AGENT_ENTRIES.items():
+        if not isinstance(payload[key], expected):
+            actual = type(payload[key]).__name__
+            yield f"has a malformed {key!r}: it is of type {actual}, where a checkpoint holds a dict"
+    model = payload["model"]
+    if foreign := next((name for name, value in model.items() if not isinstance(value, torch.Tensor)), None):
+        yield (
+            f"has a malformed 'model': its entry {foreign!r} is of type {type(model[foreign]).__name__}, "
             "where a model maps parameter names to tensors"
         )
     # A diverged network plays (its argmax over NaN is the first legal card) and would be
     # measured as if it were an agent; refused instead. A few milliseconds for a large model.
-    broken = next((name for name, value in payload["model"].items() if not bool(torch.isfinite(value).all())), None)
-    if broken is not None:
-        raise CheckpointError(
-            f"{path} holds NaN or infinite weights in {broken!r} (a diverged network); it cannot play or resume"
-        )
+    if broken := next((name for name, value in model.items() if not bool(torch.isfinite(value).all())), None):
+        yield f"holds NaN or infinite weights in {broken!r} (a diverged network); it cannot play or resume"
+    if kind == "training":
+        yield from _training_problems(payload)
 
 
-def check_training_payload(payload: dict[str, Any], path: Path) -> None:
-    """What a resume needs beyond an agent's keys, so a damaged or hand-edited training
-    checkpoint fails here with its name, not with a KeyError deep in the loop."""
-    missing = [key for key in TRAINING_KEYS if key not in payload]
-    if missing:
-        raise CheckpointError(f"{path} lacks {missing}; it cannot resume a training run")
-    shapes = {"counters": dict, "args": dict, "pool": list}  # network and model: check_network_payload
-    wrong = [key for key, kind in shapes.items() if not isinstance(payload[key], kind)]
-    if wrong:
-        raise CheckpointError(f"{path} has malformed {wrong}; it cannot resume a training run")
-    absent = [key for key in COUNTERS if key not in payload["counters"]]
-    if absent:
-        raise CheckpointError(f"{path} has counters without {absent}; it cannot resume a training run")
+def _training_problems(payload: dict[str, Any]) -> Iterator[str]:
+    """What a resume needs beyond an agent's entries (see :func:`_payload_problems`)."""
+    if missing := [key for key in TRAINING_KEYS if key not in payload]:
+        yield f"lacks {missing}; it cannot resume a training run"
+    if wrong := [key for key, expected in TRAINING_ENTRIES.items() if not isinstance(payload[key], expected)]:
+        yield f"has malformed {wrong}; it cannot resume a training run"
+    if absent := [key for key in COUNTERS if key not in payload["counters"]]:
+        yield f"has counters without {absent}; it cannot resume a training run"

@@ -48,22 +48,9 @@ class EnsembleAgent:
 
     def __init__(self, members: Sequence[PolicyAgent], name: str | None = None) -> None:
         members = list(members)
-        if len(members) < 2:
-            raise ValueError(f"an ensemble needs at least two members, got {len(members)}")
-        for member in members:
-            if not isinstance(member, PolicyAgent):
-                label = getattr(member, "name", type(member).__name__)
-                raise ValueError(
-                    f"ensemble member {label!r} has no policy to average; members must be trained networks "
-                    "(run folders or .pt files)"
-                )
-        # They average policies over one observation, so hands must play the same way; rotation,
-        # scoring, target and direction may differ (see Rules.hand_differences).
-        if any(members[0].rules.hand_differences(member.rules) for member in members[1:]):
-            listing = "; ".join(f"{member.name}: {member.rules}" for member in members)
-            raise ValueError(
-                f"ensemble members must play hands by one set of rules, but they were trained for {listing}"
-            )
+        problem = _members_problem(members)
+        if problem is not None:
+            raise ValueError(problem)
         self.members = members
         self.rules: Rules = members[0].rules
         self.name = name or MEMBER_SEPARATOR.join(member.name for member in members)
@@ -84,3 +71,22 @@ class EnsembleAgent:
         # Members put exactly 0 on illegal actions; the where() keeps the choice legal even so
         # if one of them does not.
         return np.where(legal, self.probabilities(observations, legal), -1.0).argmax(axis=1).astype(np.int64)
+
+
+def _members_problem(members: list[PolicyAgent]) -> str | None:
+    """Why ``members`` cannot be averaged (the first reason found), or None."""
+    if len(members) < 2:
+        return f"an ensemble needs at least two members, got {len(members)}"
+    for member in members:
+        if not isinstance(member, PolicyAgent):
+            label = getattr(member, "name", type(member).__name__)
+            return (
+                f"ensemble member {label!r} has no policy to average; members must be trained networks "
+                "(run folders or .pt files)"
+            )
+    # They average policies over one observation, so hands must play the same way; rotation,
+    # scoring, target and direction may differ (see Rules.hand_differences).
+    if any(members[0].rules.hand_differences(member.rules) for member in members[1:]):
+        listing = "; ".join(f"{member.name}: {member.rules}" for member in members)
+        return f"ensemble members must play hands by one set of rules, but they were trained for {listing}"
+    return None

@@ -13,6 +13,7 @@ import torch
 from torch import nn
 
 from mendikot_env.cards import NUM_ACTIONS, NUM_RANKS, NUM_SUITS, TEN_RANK
+from mendikot_env.checks import check_choice
 from mendikot_env.observation import observation_layout
 from mendikot_env.rules import Rules
 
@@ -55,10 +56,8 @@ class Network(nn.Module):
         advisor_level: dict[str, Any] | None = None,
     ) -> None:
         super().__init__()
-        if critic not in CRITICS:
-            raise ValueError(f"Network critic {critic!r} is not allowed; choose one of {CRITICS}")
-        if advisor not in ADVISORS:
-            raise ValueError(f"Network advisor {advisor!r} is not allowed; choose one of {ADVISORS}")
+        check_choice("Network critic", critic, CRITICS)
+        check_choice("Network advisor", advisor, ADVISORS)
         self.hidden_trump_feature = hidden_trump_feature
         self.advisor = advisor
         advised = advisor != "none"

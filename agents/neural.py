@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from mendikot_env.checks import check_choice
 from mendikot_env.observation import observation_layout
 from mendikot_env.rules import Rules
 from mendikot_env.seeding import check_seed
@@ -48,8 +49,7 @@ class NeuralAgent:
     ) -> None:
         import torch
 
-        if precision not in PRECISIONS:
-            raise ValueError(f"NeuralAgent precision {precision!r} is not allowed; choose one of {PRECISIONS}")
+        check_choice("NeuralAgent precision", precision, PRECISIONS)
         self.network = network
         self.rules = rules
         self.greedy = greedy

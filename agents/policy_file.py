@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +36,16 @@ from .base import check_batch
 SUFFIX = ".rllib"
 FORMAT = "mendikot-policy-mlp"
 VERSION = 1
-# What the meta must hold besides format and version (an older file may lack the version).
+# What the meta must hold besides its format tag (an older file may lack the version: 0).
 META_KEYS = ("rules", "activation", "n_layers")
+# The meta's values, as save_policy_file writes them: (key, test its value passes, the rule a
+# failing value breaks, said after "{path} has {key} {value}; "). The activation is checked
+# with the layers, by MLPPolicyAgent.
+META_FIELDS: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
+    ("version", lambda v: is_integer(v) and v <= VERSION, f"this package reads whole numbers up to {VERSION}"),
+    ("rules", lambda v: isinstance(v, dict), "they must be a JSON object of Rules fields"),
+    ("n_layers", lambda v: is_integer(v) and v >= 1, "a policy has a whole number of layers, at least 1"),
+)
 ACTIVATIONS = {
     "tanh": np.tanh,
     "relu": lambda x: np.maximum(x, 0.0),
@@ -60,8 +68,8 @@ class MLPPolicyAgent:
         name: the agent's name in arena tables.
 
     Raises:
-        PolicyFileError: an unknown activation, no layers, or layers that do not chain from
-            the rules' observation to 53 logits (checked here, not at the first act).
+        PolicyFileError: an unknown activation, no layers, or layers that are not finite numbers
+            chaining the rules' observation to 53 logits (checked here, not at the first act).
     """
 
     def __init__(
@@ -73,10 +81,11 @@ class MLPPolicyAgent:
         seed: int | None = None,
         name: str = "rllib",
     ) -> None:
-        if activation not in ACTIVATIONS:
-            raise PolicyFileError(f"unknown activation {activation!r}; known: {list(ACTIVATIONS)}")
         self.obs_size = observation_layout(rules).size
-        self.layers = _checked_layers(layers, self.obs_size)
+        problem = _policy_problem(layers, activation, self.obs_size)
+        if problem is not None:
+            raise PolicyFileError(problem)
+        self.layers = [(np.array(w, np.float32), np.array(b, np.float32)) for w, b in layers]
         self.rules = rules
         self.activation = activation
         self.greedy = greedy
@@ -111,36 +120,33 @@ class MLPPolicyAgent:
         self.rng = make_rng(seed)
 
 
-def _checked_layers(
-    layers: Sequence[tuple[np.ndarray, np.ndarray]], obs_size: int
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``layers`` as float32, refused unless they chain ``obs_size`` inputs to 53 logits: a
-    bad file would otherwise fail at its first act with a numpy shape error naming nothing.
+def _policy_problem(layers: Sequence[tuple[np.ndarray, np.ndarray]], activation: str, obs_size: int) -> str | None:
+    """What keeps ``layers`` and ``activation`` from playing (the first thing found), or None.
 
-    Raises:
-        PolicyFileError: naming the first layer that does not fit and the shape it needs.
+    The layers must be finite numbers that chain ``obs_size`` inputs to 53 logits: a bad file
+    would otherwise fail at its first act with a numpy shape error naming nothing.
     """
+    if activation not in ACTIVATIONS:
+        return f"unknown activation {activation!r}; known: {list(ACTIVATIONS)}"
     if len(layers) == 0:
-        raise PolicyFileError("a policy needs at least one layer (the last gives the 53 logits), got none")
-    checked: list[tuple[np.ndarray, np.ndarray]] = []
+        return "a policy needs at least one layer (the last gives the 53 logits), got none"
     width = obs_size
     for k, (weight, bias) in enumerate(layers):
         w, b = np.asarray(weight), np.asarray(bias)
         if not all(np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.integer) for a in (w, b)):
-            raise PolicyFileError(f"layer {k} holds {w.dtype} weights and {b.dtype} biases; both must be numbers")
+            return f"layer {k} holds {w.dtype} weights and {b.dtype} biases; both must be numbers"
         if not (np.isfinite(w).all() and np.isfinite(b).all()):
-            raise PolicyFileError(f"layer {k} holds NaN or infinite weights (a diverged network); it cannot play")
+            return f"layer {k} holds NaN or infinite weights (a diverged network); it cannot play"
         last = k == len(layers) - 1
         out = NUM_ACTIONS if last else (w.shape[1] if w.ndim == 2 else "n")
         if w.shape != (width, out) or b.shape != (out,):
             source = "the observation's width" if k == 0 else f"layer {k - 1}'s outputs"
-            raise PolicyFileError(
+            return (
                 f"layer {k} has weight {w.shape} and bias {b.shape}; it needs weight ({width}, {out}) and bias "
                 f"({out},): {width} inputs ({source}){', 53 logits out (the last layer)' if last else ''}"
             )
-        checked.append((w.astype(np.float32), b.astype(np.float32)))
         width = out
-    return checked
+    return None
 
 
 def save_policy_file(
@@ -182,39 +188,29 @@ def read_policy_file(path: str | Path) -> tuple[dict[str, Any], list[tuple[np.nd
     try:
         with np.load(Path(path), allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))
-            _check_meta(meta, path)
-            layers = [(data[f"w{k}"], data[f"b{k}"]) for k in range(meta["n_layers"])]
+            problem = _meta_problem(meta)
+            layers = [] if problem else [(data[f"w{k}"], data[f"b{k}"]) for k in range(meta["n_layers"])]
     except (OSError, KeyError, ValueError, json.JSONDecodeError, zipfile.BadZipFile) as error:
-        if isinstance(error, PolicyFileError):
-            raise
-        raise PolicyFileError(f"{path} is not a readable policy file: {_read_failure(error)}") from None
+        problem = f"is not a readable policy file: {_read_failure(error)}"
+    if problem is not None:
+        raise PolicyFileError(f"{path} {problem}")
     return meta, layers
 
 
-def _check_meta(meta: object, path: str | Path) -> None:
-    """Refuse meta that is not what :func:`save_policy_file` writes, so a hand-edited or
-    foreign file fails when it is loaded, naming itself, not with a KeyError or at the first act.
-
-    Raises:
-        PolicyFileError: naming the file and the first thing wrong with its meta.
-    """
+def _meta_problem(meta: object) -> str | None:
+    """What is wrong with a file's meta (the first thing found), or None: a hand-edited or
+    foreign file fails when it is loaded, naming itself, not with a KeyError or at the first act."""
     if not isinstance(meta, dict):
-        kind = type(meta).__name__
-        raise PolicyFileError(f"{path} is not a {FORMAT} file (its meta is a JSON {kind}, not an object)")
+        return f"is not a {FORMAT} file (its meta is a JSON {type(meta).__name__}, not an object)"
     if meta.get("format") != FORMAT:
-        raise PolicyFileError(f"{path} is not a {FORMAT} file (format {meta.get('format')!r})")
-    version = meta.get("version", 0)
-    if not is_integer(version) or version > VERSION:
-        raise PolicyFileError(f"{path} has version {version!r}; this package reads whole numbers up to {VERSION}")
-    missing = [key for key in META_KEYS if key not in meta]
-    if missing:
-        raise PolicyFileError(f"{path} lacks {missing} in its meta; it was not written by save_policy_file")
-    if not isinstance(meta["rules"], dict):
-        raise PolicyFileError(f"{path} has rules {meta['rules']!r}; they must be a JSON object of Rules fields")
-    if not is_integer(meta["n_layers"]) or meta["n_layers"] < 1:
-        raise PolicyFileError(
-            f"{path} has n_layers {meta['n_layers']!r}; a policy has a whole number of layers, at least 1"
-        )
+        return f"is not a {FORMAT} file (format {meta.get('format')!r})"
+    if missing := [key for key in META_KEYS if key not in meta]:
+        return f"lacks {missing} in its meta; it was not written by save_policy_file"
+    for key, test, rule in META_FIELDS:
+        value = meta.get(key, 0)  # only the version may be absent
+        if not test(value):
+            return f"has {key} {value!r}; {rule}"
+    return None
 
 
 def _read_failure(error: Exception) -> str:

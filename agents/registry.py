@@ -78,22 +78,25 @@ def make(name: str, rules: Rules | str | None = None, seed: int | None = None) -
     Raises:
         ValueError: for an unknown name, listing the known ones.
     """
-    if not isinstance(name, str):
-        raise ValueError(f"agent name must be text, got {name!r}; known agents: {', '.join(AGENT_NAMES)}")
-    rules = resolve_rules(rules)
-    key = name.strip().lower()
+    key = name.strip().lower() if isinstance(name, str) else None
+    if key not in AGENT_NAMES:
+        what = f"unknown agent {name!r}" if isinstance(name, str) else f"agent name must be text, got {name!r}"
+        raise ValueError(
+            f"{what}; known agents: {', '.join(AGENT_NAMES)}"
+            " (agents.load and --a also take a run folder or checkpoint path)"
+        )
+    return _named_agent(key, resolve_rules(rules), seed)
+
+
+def _named_agent(key: str, rules: Rules, seed: int | None) -> Agent:
+    """The agent of a known name (lower case, one of ``AGENT_NAMES``) for resolved ``rules``."""
     if key == "random":
         return RandomAgent(seed=seed)
-    if key in LEVELS:
-        return RuleBasedAgent(rules, key, seed=seed)
     if key == "trained":
-        agent = _network_file(_shipped_agent_for(rules), rules, seed)
+        agent = _network_file(_shipped_agent_for(rules), None, seed)  # the file was picked for these hands
         agent.name = "trained"
         return agent
-    raise ValueError(
-        f"unknown agent {name!r}; known agents: {', '.join(AGENT_NAMES)}"
-        " (agents.load and --a also take a run folder or checkpoint path)"
-    )
+    return RuleBasedAgent(rules, key, seed=seed)
 
 
 def load(spec: str | Path, rules: Rules | str | None = None, seed: int | None = None) -> Agent:
@@ -110,8 +113,8 @@ def load(spec: str | Path, rules: Rules | str | None = None, seed: int | None = 
         raise ValueError(f"agent spec {spec!r}: give an agent name ({', '.join(AGENT_NAMES)}), a run folder or a file")
     spec = str(spec)
     rules = None if rules is None else resolve_rules(rules)  # a Rules, a preset name or a dict of fields
-    if spec.strip().lower() in AGENT_NAMES:
-        return make(spec, rules, seed)
+    if (key := spec.strip().lower()) in AGENT_NAMES:
+        return _named_agent(key, Rules() if rules is None else rules, seed)
     path = Path(spec)
     if MEMBER_SEPARATOR in spec and not path.exists():
         return EnsembleAgent([load(part, rules, seed) for part in _ensemble_members(spec)])
