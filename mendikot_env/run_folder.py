@@ -76,11 +76,12 @@ def parse_metrics_lines(path: Path, torn_end_ok: bool) -> list[tuple[str, dict[s
             continue
         try:
             row = json.loads(line)
+            why = "" if isinstance(row, dict) else "not a JSON object"
         except json.JSONDecodeError as error:
             if torn_end_ok and number == len(lines):
                 break
-            raise ValueError(f"{path} line {number} is not a metrics row ({error}); repair or delete it") from None
-        if not isinstance(row, dict):
-            raise ValueError(f"{path} line {number} is not a metrics row (not a JSON object); repair or delete it")
+            why = str(error)
+        if why:
+            raise ValueError(f"{path} line {number} is not a metrics row ({why}); repair or delete it")
         parsed.append((line, row))
     return parsed

@@ -16,7 +16,7 @@ import numpy as np
 
 from agents.network_options import ADVISORS, CRITICS, PRECISIONS
 
-from ..cards import is_integer
+from ..checks import check_choice, is_integer
 from ..rules import Rules, resolve_rules
 from ..run_folder import check_output_name
 from ..seeding import SEED_MAX
@@ -136,50 +136,49 @@ def _rules_option(value: Any) -> str | dict[str, Any]:
     that ``weights_only`` loading refuses, and RLlib's ``args.json`` unwritable)."""
     if isinstance(value, str):
         return value
+    problem = f" must be a preset name, a Rules or a dict of its fields, got {value!r}"
     if isinstance(value, Rules | dict):
         try:
             return resolve_rules(value).to_dict()
         except (TypeError, ValueError) as error:
-            raise ValueError(f"--rules (Args.rules): {error}") from None
-    raise ValueError(f"--rules (Args.rules) must be a preset name, a Rules or a dict of its fields, got {value!r}")
+            problem = f": {error}"
+    raise ValueError(f"--rules (Args.rules){problem}") from None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool | np.bool_)
+
+
+# How a field whose default has this type takes a value: (accepts, converts, what the error asks for).
+# Order matters: a bool is an int to Python, so bool comes first.
+FIELD_TYPES: tuple[tuple[type, Any, Any, str], ...] = (
+    (bool, lambda v: isinstance(v, bool | np.bool_), bool, "True or False"),
+    (int, is_integer, int, "an integer"),
+    (float, _is_number, float, "a number"),
+    (str, lambda v: isinstance(v, str | os.PathLike), lambda v: str(os.fspath(v)), "a string"),
+)
 
 
 def _typed(name: str, value: Any, default: Any) -> Any:
-    """``value`` as the type of ``default`` (see :func:`check_types`)."""
-
-    def refuse(what: str) -> ValueError:
-        return ValueError(f"--{name.replace('_', '-')} (Args.{name}) must be {what}, got {value!r}")
-
-    is_bool = isinstance(value, bool | np.bool_)
-    if isinstance(default, bool):
-        if is_bool:
-            return bool(value)
-        raise refuse("True or False")
-    if isinstance(default, int):
-        if isinstance(value, int | np.integer) and not is_bool:
-            return int(value)
-        raise refuse("an integer")
-    if isinstance(default, float):
-        if isinstance(value, int | float | np.integer | np.floating) and not is_bool:
-            return float(value)
-        raise refuse("a number")
-    if isinstance(default, str):
-        if isinstance(value, str | os.PathLike):
-            return str(os.fspath(value))
-        raise refuse("a string")
-    if isinstance(default, tuple):
+    """``value`` as the type of ``default`` (see :func:`check_types`), or one ValueError
+    naming the option and what it must be."""
+    kind = next(((accepts, convert, what) for t, accepts, convert, what in FIELD_TYPES if isinstance(default, t)), None)
+    if kind is not None:
+        accepts, convert, what = kind
+        if accepts(value):
+            return convert(value)
+    elif isinstance(default, tuple):
         names = isinstance(default[0], str)
+        what = "a list of agent names" if names else "a list of integers (layer sizes)"
         if names and isinstance(value, str):
             value = (value,)
         elif isinstance(value, np.ndarray) and value.ndim == 1:  # np.array([64, 64]) as sizes
             value = list(value)
-        items_ok = isinstance(value, list | tuple) and all(
-            isinstance(item, str) if names else is_integer(item) for item in value
-        )
-        if not items_ok:
-            raise refuse("a list of agent names" if names else "a list of integers (layer sizes)")
-        return tuple(str(item) if names else int(item) for item in value)
-    return value
+        if isinstance(value, list | tuple) and all(isinstance(v, str) if names else is_integer(v) for v in value):
+            return tuple(str(item) if names else int(item) for item in value)
+    else:
+        return value
+    raise ValueError(f"--{name.replace('_', '-')} (Args.{name}) must be {what}, got {value!r}")
 
 
 def busy_cores_warning(threads: int, load: float | None = None, cores: int | None = None) -> str | None:
@@ -213,23 +212,27 @@ def check_device(device: str) -> None:
     """A ValueError naming ``device`` when torch cannot use it here: torch itself raises a
     RuntimeError or an AssertionError only once the network moves there. Imports torch, so
     it is called by the training, not when Args is made (``--help`` stays fast)."""
-    import torch
+    if why := _device_problem(device):
+        raise ValueError(f"--device (Args.device) {device!r}: {why}")
 
-    def refuse(why: str) -> ValueError:
-        return ValueError(f"--device (Args.device) {device!r}: {why}")
+
+def _device_problem(device: str) -> str:
+    """Why torch cannot use ``device`` here ("" where it can)."""
+    import torch
 
     try:
         parsed = torch.device(device)
     except (RuntimeError, TypeError) as error:
-        raise refuse(f"not a torch device ({_first_line(error)})") from None
+        return f"not a torch device ({_first_line(error)})"
     backends = {"cuda": ("CUDA", torch.cuda.is_available), "mps": ("MPS", torch.backends.mps.is_available)}
     name, available = backends.get(parsed.type, (parsed.type, lambda: True))
     if not available():
-        raise refuse(f"{name} is not available here; use --device cpu")
+        return f"{name} is not available here; use --device cpu"
     try:
         torch.empty(1, device=parsed)  # e.g. cuda:3 on a machine with one GPU
     except (RuntimeError, AssertionError) as error:
-        raise refuse(f"not usable here ({_first_line(error)}); use --device cpu") from None
+        return f"not usable here ({_first_line(error)}); use --device cpu"
+    return ""
 
 
 def _first_line(error: BaseException) -> str:
@@ -358,8 +361,7 @@ class Args:
         resolved = resolve_rules(self.rules, **self.rule_fields)
         self.rule_fields = {name: getattr(resolved, name) for name in self.rule_fields}
         for name, allowed in CHOICES.items():
-            if getattr(self, name) not in allowed:
-                raise ValueError(f"Args.{name} {getattr(self, name)!r} is not allowed; choose one of {allowed}")
+            check_choice(f"Args.{name}", getattr(self, name), allowed)
         if self.critic == "state" and self.algorithm != "ppo":
             raise ValueError(f"Args.critic 'state' needs algorithm 'ppo' (DMC has no critic), got {self.algorithm!r}")
         self._check_ranges()
