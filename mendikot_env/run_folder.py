@@ -45,13 +45,17 @@ def prepare_run_folder(out: Path, run_files: Sequence[str], overwrite: bool, res
     Raises:
         RunFolderInUseError: ``out`` holds a run and ``overwrite`` is False; or ``out`` is a file.
     """
-    if out.exists() and not out.is_dir():
-        raise RunFolderInUseError(f"run folder {out} is a file; give --out a folder")
     found = [name for name in run_files if (out / name).exists()]
-    if found and not overwrite:
-        ways = [f"continue it with {resume_hint}"] if resume_hint else []
-        ways += ["start over with --overwrite (deletes those files)", "or give another --out"]
-        raise RunFolderInUseError(f"{out} already holds a run ({', '.join(found)}); " + ", ".join(ways))
+    ways = [f"continue it with {resume_hint}"] if resume_hint else []
+    ways += ["start over with --overwrite (deletes those files)", "or give another --out"]
+    if out.exists() and not out.is_dir():
+        problem = f"run folder {out} is a file; give --out a folder"
+    elif found and not overwrite:
+        problem = f"{out} already holds a run ({', '.join(found)}); " + ", ".join(ways)
+    else:
+        problem = ""
+    if problem:
+        raise RunFolderInUseError(problem)
     for name in found:
         path = out / name
         if path.is_dir() and not path.is_symlink():
