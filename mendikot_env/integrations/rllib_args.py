@@ -98,7 +98,6 @@ class Args:
             raise ValueError(
                 f"--minibatch-size {self.minibatch_size} must be at most --train-batch-size {self.train_batch_size}"
             )
-        self.resolved_rules()  # unknown presets and fields fail here, before ray starts
 
     def check_eval_opponent(self) -> None:
         """An unknown --eval-opponent fails before Ray starts, not after the first iterations.

@@ -119,15 +119,24 @@ def check_types(settings: Any) -> None:
     (numpy numbers as Python ones, an int as a float where a float is wanted, a path as a
     string, a list as a tuple, one name alone as a one-name tuple), or a ValueError naming
     the option. Unchecked, ``hidden="16"`` would train layers of 1 and 6, and 2.5 epochs
-    would fail mid-run. Fields without a plain default (``rule_fields``) are left to their
-    own checks, and ``rules`` is a preset name, a ``Rules`` or a dict of its fields (kept
-    as that dict, so that a checkpoint holds plain data). Shared by the trainer's and the
-    RLlib settings."""
+    would fail mid-run. ``rules`` and ``rule_fields`` are checked together by
+    :func:`check_rules`. Shared by the trainer's and the RLlib settings."""
     for f in fields(settings):
-        if f.name == "rules":
-            settings.rules = _rules_option(settings.rules)
-        elif f.default is not MISSING:
+        if f.name not in ("rules", "rule_fields") and f.default is not MISSING:
             setattr(settings, f.name, _typed(f.name, getattr(settings, f.name), f.default))
+    check_rules(settings)
+
+
+def check_rules(settings: Any) -> None:
+    """``settings.rules`` (a preset name, a ``Rules`` or a dict of its fields, kept as that
+    dict so that a checkpoint holds plain data) with ``settings.rule_fields`` applied: an
+    unknown preset or field fails here, before any work, and the fields are stored as Rules
+    stores them (numpy integers as Python ints, so checkpoints load with ``weights_only``)."""
+    settings.rules = _rules_option(settings.rules)
+    if not isinstance(settings.rule_fields, dict):
+        raise ValueError(f"Args.rule_fields must be a dict of Rules fields, got {settings.rule_fields!r}")
+    resolved = resolve_rules(settings.rules, **settings.rule_fields)
+    settings.rule_fields = {name: getattr(resolved, name) for name in settings.rule_fields}
 
 
 def _rules_option(value: Any) -> str | dict[str, Any]:
@@ -354,12 +363,6 @@ class Args:
     def __post_init__(self) -> None:
         check_types(self)
         check_output_name("--out (Args.out)", self.out, "run folder")
-        if not isinstance(self.rule_fields, dict):
-            raise ValueError(f"Args.rule_fields must be a dict of Rules fields, got {self.rule_fields!r}")
-        # A clear error for an unknown preset or field, before any work; the values as Rules
-        # stores them (numpy integers as Python ints), so checkpoints load with weights_only.
-        resolved = resolve_rules(self.rules, **self.rule_fields)
-        self.rule_fields = {name: getattr(resolved, name) for name in self.rule_fields}
         for name, allowed in CHOICES.items():
             check_choice(f"Args.{name}", getattr(self, name), allowed)
         if self.critic == "state" and self.algorithm != "ppo":
