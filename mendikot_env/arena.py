@@ -644,12 +644,16 @@ def league(
     """
     k = len(agents)
     if k < 2:
-        raise ValueError("a league needs at least two agents")
+        problem = "a league needs at least two agents"
+    elif names is not None and len(names) != k:
+        problem = f"names needs one name per agent: {k}, got {len(names)} ({list(names)})"
+    else:
+        problem = ""
+    if problem:
+        raise ValueError(problem)
     roles = {f"agents[{i}]": agent for i, agent in enumerate(agents)}
     counts = {"deals": (deals, 1), "chunk (deal pairs per batch)": (chunk, 1)}
     rules, seed, (deals, chunk) = _checked_call(rules, roles, seed, counts)
-    if names is not None and len(names) != k:
-        raise ValueError(f"names needs one name per agent: {k}, got {len(names)} ({list(names)})")
     names = list(names) if names is not None else [_name(a) for a in agents]
     if len(set(names)) != k:
         names = [f"{n}#{i}" for i, n in enumerate(names)]

@@ -128,30 +128,26 @@ def check_types(settings: Any) -> None:
 
 
 def check_rules(settings: Any) -> None:
-    """``settings.rules`` (a preset name, a ``Rules`` or a dict of its fields, kept as that
-    dict so that a checkpoint holds plain data) with ``settings.rule_fields`` applied: an
-    unknown preset or field fails here, before any work, and the fields are stored as Rules
-    stores them (numpy integers as Python ints, so checkpoints load with ``weights_only``)."""
-    settings.rules = _rules_option(settings.rules)
-    if not isinstance(settings.rule_fields, dict):
-        raise ValueError(f"Args.rule_fields must be a dict of Rules fields, got {settings.rule_fields!r}")
-    resolved = resolve_rules(settings.rules, **settings.rule_fields)
-    settings.rule_fields = {name: getattr(resolved, name) for name in settings.rule_fields}
-
-
-def _rules_option(value: Any) -> str | dict[str, Any]:
-    """``rules`` as a preset name or a dict of Rules fields (see :func:`check_types`): a
-    dict is checked and copied with Python values (numpy's ints would make a checkpoint
-    that ``weights_only`` loading refuses, and RLlib's ``args.json`` unwritable)."""
-    if isinstance(value, str):
-        return value
-    problem = f" must be a preset name, a Rules or a dict of its fields, got {value!r}"
-    if isinstance(value, Rules | dict):
+    """``settings.rules`` (a preset name, a ``Rules`` or a dict of its fields) with
+    ``settings.rule_fields`` applied: an unknown preset or field fails here, before any
+    work. A Rules or a dict is kept as a dict, and the fields as Rules stores them, with
+    Python values: numpy's ints would make a checkpoint that ``weights_only`` loading
+    refuses, and RLlib's ``args.json`` unwritable."""
+    rules, rule_fields = settings.rules, settings.rule_fields
+    if not isinstance(rules, str | Rules | dict):
+        problem = f"--rules (Args.rules) must be a preset name, a Rules or a dict of its fields, got {rules!r}"
+    elif not isinstance(rule_fields, dict):
+        problem = f"Args.rule_fields must be a dict of Rules fields, got {rule_fields!r}"
+    else:
         try:
-            return resolve_rules(value).to_dict()
+            settings.rules = rules if isinstance(rules, str) else resolve_rules(rules).to_dict()
         except (TypeError, ValueError) as error:
-            problem = f": {error}"
-    raise ValueError(f"--rules (Args.rules){problem}") from None
+            problem = f"--rules (Args.rules): {error}"
+        else:
+            resolved = resolve_rules(settings.rules, **rule_fields)  # its own error names the preset or field
+            settings.rule_fields = {name: getattr(resolved, name) for name in rule_fields}
+            return
+    raise ValueError(problem)
 
 
 def _is_number(value: Any) -> bool:
