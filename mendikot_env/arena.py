@@ -123,22 +123,24 @@ def play_hands(
             if mine.size == 0:
                 continue
             chosen = np.asarray(agent.act(obs[mine], masks[mine]))
-            if fault := actions_fault(chosen, mine.size):
+            if fault := actions_fault(chosen, mine.size) or _illegal_play(state, bits, mine, chosen):
                 raise AgentError(f"agent {_name(agent)!r} {fault}")
-            legal = (chosen >= 0) & (chosen < NUM_ACTIONS)
-            legal &= (bits[mine] & core.CARD_SETS[np.where(legal, chosen, NUM_ACTIONS)]) != 0  # no uint8 wrap
-            if not legal.all():
-                g = int(mine[np.flatnonzero(~legal)[0]])
-                a = int(chosen[np.flatnonzero(~legal)[0]])
-                raise AgentError(
-                    f"agent {_name(agent)!r} played illegal action {a} in game {g} (seat {int(state.current[g])}); "
-                    f"legal: {set_to_cards(bits[g])}"
-                )
             actions[mine] = chosen
         if log is not None:
             games = np.flatnonzero(live)
             log.add(games, state.current[games], actions[games])
         core.step(state, actions, check=False)
+
+
+def _illegal_play(state: core.State, bits: np.ndarray, games: np.ndarray, chosen: np.ndarray) -> str:
+    """What is wrong with the first illegal action in ``chosen`` (one per game of ``games``; "" when all are legal)."""
+    legal = (chosen >= 0) & (chosen < NUM_ACTIONS)
+    legal &= (bits[games] & core.CARD_SETS[np.where(legal, chosen, NUM_ACTIONS)]) != 0  # no uint8 wrap
+    if legal.all():
+        return ""
+    first = np.flatnonzero(~legal)[0]
+    g, a = int(games[first]), int(chosen[first])
+    return f"played illegal action {a} in game {g} (seat {int(state.current[g])}); legal: {set_to_cards(bits[g])}"
 
 
 def _checked_call(
@@ -163,18 +165,24 @@ def _checked_call(
             play the wrong game.
     """
     rules = resolve_rules(rules)
-    values = []
-    for what, (value, low) in counts.items():
-        if not is_integer(value) or value < low:
-            raise ValueError(f"{what} must be an integer {low} or more, got {value!r}")
-        values.append(int(value))
-    seed = check_seed(seed, optional=False)
+    bad = [
+        f"{what} must be an integer {low} or more, got {value!r}"
+        for what, (value, low) in counts.items()
+        if not is_integer(value) or value < low
+    ]
+    if not bad:
+        seed = check_seed(seed, optional=False)
+        bad = [
+            f"{role} must be an agent with act(observations, masks), got {agent!r}; pass "
+            + (f"agents.make({agent!r}, rules)" if isinstance(agent, str) else "an instance")
+            for role, agent in agents.items()
+            if isinstance(agent, type) or not callable(getattr(agent, "act", None))
+        ]
+    if bad:
+        raise ValueError(bad[0])
     for role, agent in agents.items():
-        if isinstance(agent, type) or not callable(getattr(agent, "act", None)):
-            how = f"agents.make({agent!r}, rules)" if isinstance(agent, str) else "an instance"
-            raise ValueError(f"{role} must be an agent with act(observations, masks), got {agent!r}; pass {how}")
         check_plays(agent, rules, role)
-    return rules, seed, values
+    return rules, seed, [int(value) for value, _ in counts.values()]
 
 
 def _name(agent: Any) -> str:
@@ -636,12 +644,16 @@ def league(
     """
     k = len(agents)
     if k < 2:
-        raise ValueError("a league needs at least two agents")
+        problem = "a league needs at least two agents"
+    elif names is not None and len(names) != k:
+        problem = f"names needs one name per agent: {k}, got {len(names)} ({list(names)})"
+    else:
+        problem = ""
+    if problem:
+        raise ValueError(problem)
     roles = {f"agents[{i}]": agent for i, agent in enumerate(agents)}
     counts = {"deals": (deals, 1), "chunk (deal pairs per batch)": (chunk, 1)}
     rules, seed, (deals, chunk) = _checked_call(rules, roles, seed, counts)
-    if names is not None and len(names) != k:
-        raise ValueError(f"names needs one name per agent: {k}, got {len(names)} ({list(names)})")
     names = list(names) if names is not None else [_name(a) for a in agents]
     if len(set(names)) != k:
         names = [f"{n}#{i}" for i, n in enumerate(names)]

@@ -25,11 +25,14 @@ def check_view(
     """
     n = n_players
     if seat is not None and (not is_integer(seat) or not 0 <= seat < n):
-        raise ValueError(f"seat must be None (every hand) or a seat 0..{n - 1}, got {seat!r}")
-    if names is not None and len(names) != n:
-        raise ValueError(f"names needs one name per seat ({n}), got {len(names)}: {list(names)!r}")
-    if match_score is not None and len(match_score) != 2:
-        raise ValueError(f"match_score needs the points of team 0 and team 1 (2 numbers), got {match_score!r}")
+        problem = f"seat must be None (every hand) or a seat 0..{n - 1}, got {seat!r}"
+    elif names is not None and len(names) != n:
+        problem = f"names needs one name per seat ({n}), got {len(names)}: {list(names)!r}"
+    elif match_score is not None and len(match_score) != 2:
+        problem = f"match_score needs the points of team 0 and team 1 (2 numbers), got {match_score!r}"
+    else:
+        return
+    raise ValueError(problem)
 
 
 def trump_text(state: State, game: int = 0, names: Sequence[str] | None = None, symbols: bool = True) -> str:

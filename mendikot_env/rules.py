@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .cards import NUM_CARDS
+from .checks import is_integer
 
 PLAYER_COUNTS = (4, 6, 8)
 TRUMP_METHODS = ("cut", "band", "open")
@@ -67,21 +68,27 @@ class Rules:
         return super().__new__(cls)
 
     def __post_init__(self) -> None:
-        for name, allowed in RULE_CHOICES.items():
-            value = getattr(self, name)
-            # The numbers must be integers: 6.0 == 6 would pass the membership test and then
-            # make n_tricks a float.
-            wrong_type = not isinstance(value, type(allowed[0]) | np.integer) or isinstance(value, bool)
-            if wrong_type or value not in allowed:
-                raise ValueError(f"Rules.{name} = {value!r} is not allowed; choose one of {list(allowed)}")
-        if isinstance(self.target, bool) or not isinstance(self.target, int | np.integer) or self.target < 1:
-            raise ValueError(f"Rules.target = {self.target!r} is not allowed; it must be a positive integer")
+        if problem := self._field_problem():
+            raise ValueError(problem)
         # numpy integers (from a config array, say) are stored as Python ints, so rules
         # compare, hash and serialise to JSON like any other.
         object.__setattr__(self, "n_players", int(self.n_players))
         object.__setattr__(self, "target", int(self.target))
         for name in ("trump", "reveal", "collection", "rotation", "scoring", "direction"):
             object.__setattr__(self, name, str(getattr(self, name)))  # numpy strings too
+
+    def _field_problem(self) -> str:
+        """What is wrong with the first field that is not allowed ("" when none is)."""
+        for name, allowed in RULE_CHOICES.items():
+            value = getattr(self, name)
+            # The numbers must be integers: 6.0 == 6 would pass the membership test and then
+            # make n_tricks a float.
+            wrong_type = not isinstance(value, type(allowed[0]) | np.integer) or isinstance(value, bool)
+            if wrong_type or value not in allowed:
+                return f"Rules.{name} = {value!r} is not allowed; choose one of {list(allowed)}"
+        if not is_integer(self.target) or self.target < 1:
+            return f"Rules.target = {self.target!r} is not allowed; it must be a positive integer"
+        return ""
 
     @property
     def n_tricks(self) -> int:

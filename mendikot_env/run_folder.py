@@ -45,13 +45,17 @@ def prepare_run_folder(out: Path, run_files: Sequence[str], overwrite: bool, res
     Raises:
         RunFolderInUseError: ``out`` holds a run and ``overwrite`` is False; or ``out`` is a file.
     """
-    if out.exists() and not out.is_dir():
-        raise RunFolderInUseError(f"run folder {out} is a file; give --out a folder")
     found = [name for name in run_files if (out / name).exists()]
-    if found and not overwrite:
-        ways = [f"continue it with {resume_hint}"] if resume_hint else []
-        ways += ["start over with --overwrite (deletes those files)", "or give another --out"]
-        raise RunFolderInUseError(f"{out} already holds a run ({', '.join(found)}); " + ", ".join(ways))
+    ways = [f"continue it with {resume_hint}"] if resume_hint else []
+    ways += ["start over with --overwrite (deletes those files)", "or give another --out"]
+    if out.exists() and not out.is_dir():
+        problem = f"run folder {out} is a file; give --out a folder"
+    elif found and not overwrite:
+        problem = f"{out} already holds a run ({', '.join(found)}); " + ", ".join(ways)
+    else:
+        problem = ""
+    if problem:
+        raise RunFolderInUseError(problem)
     for name in found:
         path = out / name
         if path.is_dir() and not path.is_symlink():
@@ -76,11 +80,12 @@ def parse_metrics_lines(path: Path, torn_end_ok: bool) -> list[tuple[str, dict[s
             continue
         try:
             row = json.loads(line)
+            why = "" if isinstance(row, dict) else "not a JSON object"
         except json.JSONDecodeError as error:
             if torn_end_ok and number == len(lines):
                 break
-            raise ValueError(f"{path} line {number} is not a metrics row ({error}); repair or delete it") from None
-        if not isinstance(row, dict):
-            raise ValueError(f"{path} line {number} is not a metrics row (not a JSON object); repair or delete it")
+            why = str(error)
+        if why:
+            raise ValueError(f"{path} line {number} is not a metrics row ({why}); repair or delete it")
         parsed.append((line, row))
     return parsed

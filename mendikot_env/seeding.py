@@ -18,13 +18,14 @@ SEED_MAX = 2**63 - 1  # the largest seed every consumer (numpy, torch, int64 arr
 SEED_RULE = f"an integer 0 to {SEED_MAX} (2**63 - 1)"
 
 
-def check_seed(seed: Any, name: str = "seed", optional: bool = True) -> int | None:
+def check_seed(seed: Any, name: str = "seed", optional: bool = True, also: str = "") -> int | None:
     """``seed`` as a Python int (None stays None where ``optional``), or a ValueError naming
-    ``name``, the value and the allowed range. Numpy integers pass; bools and floats do not."""
+    ``name``, the value and the allowed range (then ``also``: what else the caller takes).
+    Numpy integers pass; bools and floats do not."""
     if seed is None and optional:
         return None
     if not is_integer(seed) or not 0 <= seed <= SEED_MAX:
-        raise ValueError(f"{name} must be {SEED_RULE}{' (or None)' if optional else ''}, got {seed!r}")
+        raise ValueError(f"{name} must be {SEED_RULE}{' (or None)' if optional else ''}, got {seed!r}{also}")
     return int(seed)
 
 
@@ -35,10 +36,7 @@ def make_rng(seed: Any, name: str = "seed") -> np.random.Generator:
         return seed
     if isinstance(seed, np.random.BitGenerator | np.random.SeedSequence):
         return np.random.default_rng(seed)
-    try:
-        return np.random.default_rng(check_seed(seed, name))
-    except ValueError as error:
-        raise ValueError(f"{error}; a np.random.Generator is taken too") from None
+    return np.random.default_rng(check_seed(seed, name, also="; a np.random.Generator is taken too"))
 
 
 def derived_seed(value: int) -> int:

@@ -32,7 +32,7 @@ from .observation import ObservationEncoder
 from .render import render_text
 from .reset_options import deal_for_reset
 from .rules import Rules, resolve_rules
-from .seeding import check_seed, derived_seed, make_rng
+from .seeding import check_seed, derived_seed
 
 ILLEGAL_REWARD = -1.0
 REWARD_MODES = ("win", "points")  # +1/-1/0 per hand, or the scoring tariff's points
@@ -177,7 +177,7 @@ class MendikotGymEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         seed = check_seed(seed)  # a Python int: gymnasium refuses numpy's, and seed + 1 must not wrap
-        rng = self._rng if seed is None else make_rng(seed)
+        rng = self._rng if seed is None else np.random.default_rng(seed)
         game = deal_for_reset(self.rules, rng, options)  # first: a bad option leaves the env as it was
         super().reset(seed=seed)
         self._rng, self.game = rng, game
@@ -270,7 +270,7 @@ class MendikotVectorEnv(gymnasium.vector.VectorEnv):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         seed = check_seed(seed)  # a Python int: gymnasium refuses numpy's, and seed + 1 must not wrap
-        rng = self._rng if seed is None else make_rng(seed)
+        rng = self._rng if seed is None else np.random.default_rng(seed)
         games = deal_for_reset(self.rules, rng, options, self.num_envs)  # first, as MendikotGymEnv
         self._rng, self.games = rng, games
         _seed_agents(self.agents, seed)
@@ -280,12 +280,7 @@ class MendikotVectorEnv(gymnasium.vector.VectorEnv):
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         if self.games is None:
             raise RuntimeError("call reset() before step()")
-        actions = np.asarray(actions)
-        if actions.dtype.kind not in "iu":  # astype would quietly turn 18.7 into card 18
-            raise ValueError(f"actions must be integers 0..{NUM_ACTIONS - 1}, got dtype {actions.dtype}: {actions!r}")
-        if actions.shape not in ((self.num_envs,), (self.num_envs, 1)):  # (2, 2) for 4 envs is a mix-up
-            raise ValueError(f"step needs one action per env: shape ({self.num_envs},), got {actions.shape}")
-        actions = actions.reshape(self.num_envs).astype(np.int64)
+        actions = self._checked_actions(actions)
         in_range = (actions >= 0) & (actions < NUM_ACTIONS)
         legal = (core.legal_bits(self.games) >> np.where(in_range, actions, 0).astype(np.uint64)) & np.uint64(1)
         illegal = ~in_range | (legal == 0)
@@ -313,6 +308,19 @@ class MendikotVectorEnv(gymnasium.vector.VectorEnv):
             play_others(self.games, self.encoder, self.agents, self._learner)
         infos["action_mask"] = self._masks()
         return self._observations(), rewards, terminated, np.zeros(self.num_envs, dtype=bool), infos
+
+    def _checked_actions(self, actions: Any) -> np.ndarray:
+        """(num_envs,) int64 actions; integers out of range or illegal are the learner's moves to
+        penalise, but floats (astype would quietly turn 18.7 into card 18) and a wrong shape ((2, 2)
+        for 4 envs is a mix-up) are a caller's bug."""
+        actions = np.asarray(actions)
+        if actions.dtype.kind not in "iu":
+            problem = f"actions must be integers 0..{NUM_ACTIONS - 1}, got dtype {actions.dtype}: {actions!r}"
+        elif actions.shape not in ((self.num_envs,), (self.num_envs, 1)):
+            problem = f"step needs one action per env: shape ({self.num_envs},), got {actions.shape}"
+        else:
+            return actions.reshape(self.num_envs).astype(np.int64)
+        raise ValueError(problem)
 
     def _masks(self) -> np.ndarray:
         return unpack_sets(core.legal_bits(self.games), NUM_ACTIONS).astype(bool)

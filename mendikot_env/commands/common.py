@@ -31,11 +31,12 @@ def _bounded(kind: type, low: float, what: str, high: float = math.inf) -> Calla
         try:
             value = kind(text)
         except ValueError:  # also an integer of over 4300 digits
-            raise argparse.ArgumentTypeError(f"must be {what}{limit}, got {text!r:.60}") from None
-        if not low <= value <= high or (kind is float and not math.isfinite(value)):  # NaN fails the first
-            over = limit if kind is int and value > high else ""
-            raise argparse.ArgumentTypeError(f"must be {what}{over}, got {text:.60}")
-        return value
+            value = None
+        if value is not None and low <= value <= high and (kind is int or math.isfinite(value)):  # NaN fails
+            return value
+        over = limit if value is None or (kind is int and value > high) else ""
+        shown = f"{text!r:.60}" if value is None else f"{text:.60}"
+        raise argparse.ArgumentTypeError(f"must be {what}{over}, got {shown}")
 
     parse.__name__ = what
     return parse
@@ -87,16 +88,19 @@ def check_output_paths(json_file: str | None = None, save_dir: str | None = None
     for flag, name, what in (("--json", json_file, "file"), ("--save", save_dir, "folder")):
         if name is not None:
             check_output_name(flag, name, what)
-    if json_file is not None and Path(json_file).is_dir():
-        raise ValueError(f"--json {json_file}: that is a folder; give a file name")
+    problem = ""
     if json_file is not None:
         folder = Path(json_file).absolute().parent
         while not folder.exists():
             folder = folder.parent
-        if not folder.is_dir():
-            raise ValueError(f"--json {json_file}: {folder} is a file, so the folder cannot be made")
-    if save_dir is not None and Path(save_dir).exists() and not Path(save_dir).is_dir():
-        raise ValueError(f"--save {save_dir}: a file of that name exists; give a folder")
+        if Path(json_file).is_dir():
+            problem = f"--json {json_file}: that is a folder; give a file name"
+        elif not folder.is_dir():
+            problem = f"--json {json_file}: {folder} is a file, so the folder cannot be made"
+    if not problem and save_dir is not None and Path(save_dir).exists() and not Path(save_dir).is_dir():
+        problem = f"--save {save_dir}: a file of that name exists; give a folder"
+    if problem:
+        raise ValueError(problem)
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:

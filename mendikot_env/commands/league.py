@@ -45,8 +45,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     check_output_paths(json_file=args.json)
     rules = rules_from_args(args)
-    if len(args.agents) < 2:
-        raise ValueError("a league needs at least two agents")
     agents = [load(spec, rules, seed=derived_seed(args.seed * 100 + i)) for i, spec in enumerate(args.agents)]
     with torch_threads(args.threads):
         result = league(

@@ -35,7 +35,7 @@ from ..observation import ObservationEncoder
 from ..records import make_record, save_record
 from ..render import render_text
 from ..rules import Rules
-from ..seeding import derived_seed, make_rng
+from ..seeding import derived_seed
 from .common import add_rules_arguments, check_output_paths, rules_from_args, seed_value
 
 HELP = """Type a card as rank then suit: TS, 10S or 10♠ (ten of spades), AH, 7d, QC.
@@ -98,7 +98,7 @@ class TerminalGame:
     ) -> None:
         self.rules = rules
         self.human = seat
-        self.rng = make_rng(seed)
+        self.rng = np.random.default_rng(seed)  # --seed is checked by argparse (seed_value)
         self.bot = load(level, rules, seed=None if seed is None else derived_seed(seed + 1))
         self.level = level
         self.input_fn = input_fn if input_fn is not None else _read_line

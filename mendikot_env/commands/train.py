@@ -90,17 +90,16 @@ def _resumed_options(run: Path, given: dict[str, Any]) -> Args:
     saved.setdefault("hidden_trump_feature", False)  # runs saved before the feature existed
     if not isinstance(saved.get("rule_fields", {}), dict):
         raise CheckpointError(f"{path} holds rule_fields {saved['rule_fields']!r:.80}, not a dict of Rules fields")
+    # First the run's own settings that the command line leaves (its rule fields are merged,
+    # so the run's are kept): a bad one is the checkpoint's fault.
+    kept = {key: value for key, value in saved.items() if key not in given or key == "rule_fields"}
+    try:
+        Args.from_dict({**kept, "out": str(run)})
+    except (TypeError, ValueError) as error:
+        raise CheckpointError(f"{path} holds settings this package cannot use: {error}") from None
     if "rule_fields" in given:  # a changed field is checked against the run's own rules
         given = {**given, "rule_fields": {**saved.get("rule_fields", {}), **given["rule_fields"]}}
-    try:
-        return Args.from_dict({**saved, **given, "out": str(run)})
-    except (TypeError, ValueError) as error:
-        kept = {key: value for key, value in saved.items() if key not in given}
-        try:
-            Args.from_dict({**kept, "out": str(run)})
-        except (TypeError, ValueError) as saved_error:
-            raise CheckpointError(f"{path} holds settings this package cannot use: {saved_error}") from None
-        raise error from None  # the command line's value, named by its option
+    return Args.from_dict({**saved, **given, "out": str(run)})  # a bad value is the command line's, named by its option
 
 
 def _whole_numbers(settings: type, key: str, value: Any) -> Any:

@@ -12,7 +12,7 @@ import json
 from dataclasses import fields
 from typing import Any
 
-from .common import add_rules_arguments, field_docs, rules_from_args
+from .common import add_rules_arguments, field_docs, rule_overrides
 
 # Args fields set by their own options (the rules come from --rules and the rule-field flags).
 _OWN_OPTIONS = ("rules", "rule_fields")
@@ -54,10 +54,9 @@ def run(args: argparse.Namespace) -> int:
     from ..integrations.rllib_args import Args
     from ..training.metrics import read_rows
 
-    rules = rules_from_args(args)
     given = {f.name: getattr(args, f.name) for f in fields(Args) if getattr(args, f.name, None) is not None}
     given = {k: tuple(v) if isinstance(v, list) else v for k, v in given.items() if k not in _OWN_OPTIONS}
-    options = Args(rules=args.rules, rule_fields=_overrides(rules, args.rules), **given)  # checks the options
+    options = Args(rules=args.rules, rule_fields=rule_overrides(args), **given)  # checks the options and rules
     options.check_eval_opponent()
     from ..integrations.rllib import train  # imports ray: only once the options are known good
 
@@ -68,11 +67,3 @@ def run(args: argparse.Namespace) -> int:
     print(f"  RLlib checkpoint: {out / 'checkpoint'}")
     print(f"  last iteration: {json.dumps(final)}")
     return 0
-
-
-def _overrides(rules: Any, preset: str) -> dict[str, Any]:
-    """The fields of ``rules`` that differ from the preset (what the flags changed)."""
-    from ..rules import Rules
-
-    base = Rules.preset(preset).to_dict()
-    return {k: v for k, v in rules.to_dict().items() if base[k] != v}

@@ -8,11 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mendikot_env.checks import check_choice
 from mendikot_env.rules import Rules, resolve_rules
 from mendikot_env.run_folder import check_output_name
 from mendikot_env.training.args import INF, check_ranges, check_types  # no torch import
 from mendikot_env.training.args import RANGES as TRAINER_RANGES
 
+ACTIVATIONS = ("tanh", "relu")  # the hidden layers' activation (Args.activation)
 # Ranges of the numeric options, as (low, high, low_included): RLlib itself fails late (after
 # Ray has started and the algorithm is built) or not at all. The PPO settings both trainers
 # share take the self-play trainer's ranges.
@@ -90,14 +92,12 @@ class Args:
     def __post_init__(self) -> None:
         check_types(self)
         check_output_name("--out (Args.out)", self.out, "run folder")
-        if self.activation not in ("tanh", "relu"):
-            raise ValueError(f"activation {self.activation!r} is not allowed; choose 'tanh' or 'relu'")
+        check_choice("activation", self.activation, ACTIVATIONS)
         check_ranges(self, RANGES)
         if self.minibatch_size > self.train_batch_size:
             raise ValueError(
                 f"--minibatch-size {self.minibatch_size} must be at most --train-batch-size {self.train_batch_size}"
             )
-        self.resolved_rules()  # unknown presets and fields fail here, before ray starts
 
     def check_eval_opponent(self) -> None:
         """An unknown --eval-opponent fails before Ray starts, not after the first iterations.

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import core
 from ..cards import ASK_ACTION, NUM_RANKS, TEN_RANK, card_str, is_integer, parse_card
+from ..checks import check_choice
 from ..render import check_view, seat_label
 from ..rules import Rules
 from .raster import scene_image
@@ -114,8 +115,7 @@ class RecordViewer:
     ) -> None:
         from ..records import load_record, replay_record
 
-        if by not in ("trick", "card"):
-            raise ValueError(f"by must be 'trick' or 'card', got {by!r}")
+        check_choice("by", by, ("trick", "card"))
         data = load_record(record) if isinstance(record, str | Path) else record
         replay_record(data)  # raises RecordError naming the first bad entry
         self.record = data
@@ -210,9 +210,13 @@ class RecordViewer:
             ValueError: ``columns`` not a positive integer, or ``scale`` not positive.
         """
         if not is_integer(columns) or columns < 1:
-            raise ValueError(f"columns must be an integer 1 or more, got {columns!r}")
-        if not scale > 0:
-            raise ValueError(f"scale must be a number above 0, got {scale!r}")
+            problem = f"columns must be an integer 1 or more, got {columns!r}"
+        elif not scale > 0:
+            problem = f"scale must be a number above 0, got {scale!r}"
+        else:
+            problem = ""
+        if problem:
+            raise ValueError(problem)
         first = self.scene(0)
         w, h = first.width * scale, first.height * scale
         rows = math.ceil(len(self) / columns)

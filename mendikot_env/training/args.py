@@ -16,7 +16,7 @@ import numpy as np
 
 from agents.network_options import ADVISORS, CRITICS, PRECISIONS
 
-from ..cards import is_integer
+from ..checks import check_choice, is_integer
 from ..rules import Rules, resolve_rules
 from ..run_folder import check_output_name
 from ..seeding import SEED_MAX
@@ -119,67 +119,71 @@ def check_types(settings: Any) -> None:
     (numpy numbers as Python ones, an int as a float where a float is wanted, a path as a
     string, a list as a tuple, one name alone as a one-name tuple), or a ValueError naming
     the option. Unchecked, ``hidden="16"`` would train layers of 1 and 6, and 2.5 epochs
-    would fail mid-run. Fields without a plain default (``rule_fields``) are left to their
-    own checks, and ``rules`` is a preset name, a ``Rules`` or a dict of its fields (kept
-    as that dict, so that a checkpoint holds plain data). Shared by the trainer's and the
-    RLlib settings."""
+    would fail mid-run. ``rules`` and ``rule_fields`` are checked together by
+    :func:`check_rules`. Shared by the trainer's and the RLlib settings."""
     for f in fields(settings):
-        if f.name == "rules":
-            settings.rules = _rules_option(settings.rules)
-        elif f.default is not MISSING:
+        if f.name not in ("rules", "rule_fields") and f.default is not MISSING:
             setattr(settings, f.name, _typed(f.name, getattr(settings, f.name), f.default))
+    check_rules(settings)
 
 
-def _rules_option(value: Any) -> str | dict[str, Any]:
-    """``rules`` as a preset name or a dict of Rules fields (see :func:`check_types`): a
-    dict is checked and copied with Python values (numpy's ints would make a checkpoint
-    that ``weights_only`` loading refuses, and RLlib's ``args.json`` unwritable)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, Rules | dict):
+def check_rules(settings: Any) -> None:
+    """``settings.rules`` (a preset name, a ``Rules`` or a dict of its fields) with
+    ``settings.rule_fields`` applied: an unknown preset or field fails here, before any
+    work. A Rules or a dict is kept as a dict, and the fields as Rules stores them, with
+    Python values: numpy's ints would make a checkpoint that ``weights_only`` loading
+    refuses, and RLlib's ``args.json`` unwritable."""
+    rules, rule_fields = settings.rules, settings.rule_fields
+    if not isinstance(rules, str | Rules | dict):
+        problem = f"--rules (Args.rules) must be a preset name, a Rules or a dict of its fields, got {rules!r}"
+    elif not isinstance(rule_fields, dict):
+        problem = f"Args.rule_fields must be a dict of Rules fields, got {rule_fields!r}"
+    else:
         try:
-            return resolve_rules(value).to_dict()
+            settings.rules = rules if isinstance(rules, str) else resolve_rules(rules).to_dict()
         except (TypeError, ValueError) as error:
-            raise ValueError(f"--rules (Args.rules): {error}") from None
-    raise ValueError(f"--rules (Args.rules) must be a preset name, a Rules or a dict of its fields, got {value!r}")
+            problem = f"--rules (Args.rules): {error}"
+        else:
+            resolved = resolve_rules(settings.rules, **rule_fields)  # its own error names the preset or field
+            settings.rule_fields = {name: getattr(resolved, name) for name in rule_fields}
+            return
+    raise ValueError(problem)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool | np.bool_)
+
+
+# How a field whose default has this type takes a value: (accepts, converts, what the error asks for).
+# Order matters: a bool is an int to Python, so bool comes first.
+FIELD_TYPES: tuple[tuple[type, Any, Any, str], ...] = (
+    (bool, lambda v: isinstance(v, bool | np.bool_), bool, "True or False"),
+    (int, is_integer, int, "an integer"),
+    (float, _is_number, float, "a number"),
+    (str, lambda v: isinstance(v, str | os.PathLike), lambda v: str(os.fspath(v)), "a string"),
+)
 
 
 def _typed(name: str, value: Any, default: Any) -> Any:
-    """``value`` as the type of ``default`` (see :func:`check_types`)."""
-
-    def refuse(what: str) -> ValueError:
-        return ValueError(f"--{name.replace('_', '-')} (Args.{name}) must be {what}, got {value!r}")
-
-    is_bool = isinstance(value, bool | np.bool_)
-    if isinstance(default, bool):
-        if is_bool:
-            return bool(value)
-        raise refuse("True or False")
-    if isinstance(default, int):
-        if isinstance(value, int | np.integer) and not is_bool:
-            return int(value)
-        raise refuse("an integer")
-    if isinstance(default, float):
-        if isinstance(value, int | float | np.integer | np.floating) and not is_bool:
-            return float(value)
-        raise refuse("a number")
-    if isinstance(default, str):
-        if isinstance(value, str | os.PathLike):
-            return str(os.fspath(value))
-        raise refuse("a string")
-    if isinstance(default, tuple):
+    """``value`` as the type of ``default`` (see :func:`check_types`), or one ValueError
+    naming the option and what it must be."""
+    kind = next(((accepts, convert, what) for t, accepts, convert, what in FIELD_TYPES if isinstance(default, t)), None)
+    if kind is not None:
+        accepts, convert, what = kind
+        if accepts(value):
+            return convert(value)
+    elif isinstance(default, tuple):
         names = isinstance(default[0], str)
+        what = "a list of agent names" if names else "a list of integers (layer sizes)"
         if names and isinstance(value, str):
             value = (value,)
         elif isinstance(value, np.ndarray) and value.ndim == 1:  # np.array([64, 64]) as sizes
             value = list(value)
-        items_ok = isinstance(value, list | tuple) and all(
-            isinstance(item, str) if names else is_integer(item) for item in value
-        )
-        if not items_ok:
-            raise refuse("a list of agent names" if names else "a list of integers (layer sizes)")
-        return tuple(str(item) if names else int(item) for item in value)
-    return value
+        if isinstance(value, list | tuple) and all(isinstance(v, str) if names else is_integer(v) for v in value):
+            return tuple(str(item) if names else int(item) for item in value)
+    else:
+        return value
+    raise ValueError(f"--{name.replace('_', '-')} (Args.{name}) must be {what}, got {value!r}")
 
 
 def busy_cores_warning(threads: int, load: float | None = None, cores: int | None = None) -> str | None:
@@ -213,23 +217,27 @@ def check_device(device: str) -> None:
     """A ValueError naming ``device`` when torch cannot use it here: torch itself raises a
     RuntimeError or an AssertionError only once the network moves there. Imports torch, so
     it is called by the training, not when Args is made (``--help`` stays fast)."""
-    import torch
+    if why := _device_problem(device):
+        raise ValueError(f"--device (Args.device) {device!r}: {why}")
 
-    def refuse(why: str) -> ValueError:
-        return ValueError(f"--device (Args.device) {device!r}: {why}")
+
+def _device_problem(device: str) -> str:
+    """Why torch cannot use ``device`` here ("" where it can)."""
+    import torch
 
     try:
         parsed = torch.device(device)
     except (RuntimeError, TypeError) as error:
-        raise refuse(f"not a torch device ({_first_line(error)})") from None
+        return f"not a torch device ({_first_line(error)})"
     backends = {"cuda": ("CUDA", torch.cuda.is_available), "mps": ("MPS", torch.backends.mps.is_available)}
     name, available = backends.get(parsed.type, (parsed.type, lambda: True))
     if not available():
-        raise refuse(f"{name} is not available here; use --device cpu")
+        return f"{name} is not available here; use --device cpu"
     try:
         torch.empty(1, device=parsed)  # e.g. cuda:3 on a machine with one GPU
     except (RuntimeError, AssertionError) as error:
-        raise refuse(f"not usable here ({_first_line(error)}); use --device cpu") from None
+        return f"not usable here ({_first_line(error)}); use --device cpu"
+    return ""
 
 
 def _first_line(error: BaseException) -> str:
@@ -351,15 +359,8 @@ class Args:
     def __post_init__(self) -> None:
         check_types(self)
         check_output_name("--out (Args.out)", self.out, "run folder")
-        if not isinstance(self.rule_fields, dict):
-            raise ValueError(f"Args.rule_fields must be a dict of Rules fields, got {self.rule_fields!r}")
-        # A clear error for an unknown preset or field, before any work; the values as Rules
-        # stores them (numpy integers as Python ints), so checkpoints load with weights_only.
-        resolved = resolve_rules(self.rules, **self.rule_fields)
-        self.rule_fields = {name: getattr(resolved, name) for name in self.rule_fields}
         for name, allowed in CHOICES.items():
-            if getattr(self, name) not in allowed:
-                raise ValueError(f"Args.{name} {getattr(self, name)!r} is not allowed; choose one of {allowed}")
+            check_choice(f"Args.{name}", getattr(self, name), allowed)
         if self.critic == "state" and self.algorithm != "ppo":
             raise ValueError(f"Args.critic 'state' needs algorithm 'ppo' (DMC has no critic), got {self.algorithm!r}")
         self._check_ranges()
