@@ -681,13 +681,18 @@ def card_strength(cards: np.ndarray, led: np.ndarray, trump: np.ndarray, trumps:
     led suit is itself trump, every card of it competes, whenever it was played.
     """
     counts_as_trump = (CARD_SETS[cards] & trumps[:, None]) != 0
-    return _STRENGTH_TABLE[_strength_index(_trick_kind(led, trump)[:, None], cards, counts_as_trump)]
+    return _STRENGTH_TABLE[_strength_index(_strength_row(_trick_kind(led, trump))[:, None], cards, counts_as_trump)]
 
 
-def _strength_index(kind: Any, cards: Any, counts_as_trump: Any) -> Any:
-    """Index into _STRENGTH_TABLE ([kind, counts as trump, card + 1], NO_CARD at card -1);
-    for arrays and Python ints alike."""
-    return (kind * 106 + 1) + cards + 53 * counts_as_trump  # the bracket is per game: small
+def _strength_row(kind: Any) -> Any:
+    """Where a _trick_kind's strengths start in _STRENGTH_TABLE (at card -1: NO_CARD)."""
+    return kind * 106 + 1  # per game: computed once for all the cards of a trick
+
+
+def _strength_index(row: Any, cards: Any, counts_as_trump: Any) -> Any:
+    """Index into _STRENGTH_TABLE ([kind, counts as trump, card + 1]) from the kind's
+    :func:`_strength_row`; for arrays and Python ints alike."""
+    return row + cards + 53 * counts_as_trump
 
 
 def _takers_index(kind: Any, best: Any) -> Any:
@@ -746,12 +751,13 @@ def trick_outlook_of(cards: list[Any], led: Any, trump: Any, trumps: Any, legal:
     """
     card_sets, strengths, takers, larger = tables
     kind = _trick_kind(led, trump)
+    row = _strength_row(kind)
     # Max and argmax over the seats in one pass of pairwise maxima: key = strength * 8 +
     # (7 - seat), so ties go to the lower seat; an empty trick's best key is -1 (strength -1).
     best_key = -1 << 10
     for seat, card in enumerate(cards):
-        strength = strengths[_strength_index(kind, card, (card_sets[card] & trumps) != 0)]
-        best_key = larger(best_key, strength * 8 + 7 - seat)
+        strength = strengths[_strength_index(row, card, (card_sets[card] & trumps) != 0)]
+        best_key = larger(best_key, strength * 8 + (7 - seat))
     winning = 7 - (best_key & 7) - (best_key < 0)  # NO_SEAT for an empty trick
     # Against strength -1 (an empty trick) every card is a taker; no taker is the ask bit.
     return winning, legal & takers[_takers_index(kind, best_key >> 3)]
