@@ -749,15 +749,15 @@ def trick_outlook_of(cards: list[Any], led: Any, trump: Any, trumps: Any, legal:
     Returns:
         (winning, takers): as :func:`trick_outlook`'s, ``winning`` the position in ``cards``.
     """
-    card_sets, strengths, takers, larger = tables
+    card_sets, strengths_8, takers, larger = tables
     kind = _trick_kind(led, trump)
     row = _strength_row(kind)
     # Max and argmax over the seats in one pass of pairwise maxima: key = strength * 8 +
     # (7 - seat), so ties go to the lower seat; an empty trick's best key is -1 (strength -1).
     best_key = -1 << 10
     for seat, card in enumerate(cards):
-        strength = strengths[_strength_index(row, card, (card_sets[card] & trumps) != 0)]
-        best_key = larger(best_key, strength * 8 + (7 - seat))
+        key = strengths_8[_strength_index(row, card, (card_sets[card] & trumps) != 0)] + (7 - seat)
+        best_key = larger(best_key, key)
     winning = 7 - (best_key & 7) - (best_key < 0)  # NO_SEAT for an empty trick
     # Against strength -1 (an empty trick) every card is a taker; no taker is the ask bit.
     return winning, legal & takers[_takers_index(kind, best_key >> 3)]
@@ -850,10 +850,10 @@ _TAKERS = np.stack(
 )
 
 
-# trick_outlook_of's tables by cut: (card sets, strengths, takers, the larger of two keys) as
-# arrays, and as lists with the builtin max for one game's Python ints (a list indexed by -1
-# reads its last entry, as the arrays do).
-OUTLOOK_TABLES = [(CARD_SETS, _STRENGTH_TABLE, _TAKERS[cut], np.maximum) for cut in (0, 1)]
+# trick_outlook_of's tables by cut: (card sets, strengths * 8, takers, the larger of two keys)
+# as arrays, and as lists with the builtin max for one game's Python ints (a list indexed by
+# -1 reads its last entry, as the arrays do).
+OUTLOOK_TABLES = [(CARD_SETS, _STRENGTH_TABLE * 8, _TAKERS[cut], np.maximum) for cut in (0, 1)]
 OUTLOOK_LISTS = [(*(table.tolist() for table in tables[:3]), max) for tables in OUTLOOK_TABLES]
 
 
