@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -137,7 +138,7 @@ def set_to_cards(bits: int | np.integer) -> list[int]:
 
 
 def popcount(bits: np.ndarray) -> np.ndarray:
-    """Number of cards in each set of a uint64 array."""
+    """Number of cards in each set of a uint64 array (``int.bit_count`` for a Python int)."""
     return np.bitwise_count(bits)
 
 
@@ -173,39 +174,21 @@ def union(sets: np.ndarray) -> np.ndarray:
 
 # (shift, keep) for a shift down by 1, 2, 4 and 8 ranks: ``keep`` holds the cards whose rank
 # plus the shift is still a rank of their suit, so a shifted bit never lands in another suit.
-_DOWN_IN_SUIT = [
-    (np.uint64(k), np.uint64(sum(1 << c for c in range(NUM_CARDS) if c % NUM_RANKS + k < NUM_RANKS)))
-    for k in (1, 2, 4, 8)
-]
+# Python ints: they mix with uint64 arrays and with Python ints alike.
+_DOWN_IN_SUIT = [(k, sum(1 << c for c in range(NUM_CARDS) if c % NUM_RANKS + k < NUM_RANKS)) for k in (1, 2, 4, 8)]
 
 
-def up_to_highest(sets: np.ndarray) -> np.ndarray:
+def up_to_highest(sets: Any) -> Any:
     """Per suit, every card ranked at or below the set's highest card of that suit.
 
     ``~up_to_highest(s)`` is then "outranks every card of ``s`` in its suit". Smears each
-    bit down in doubling steps (1 + 2 + 4 + 8 >= 12 ranks), masked to stay in its suit:
-    a few whole-array operations instead of a per-suit lookup.
+    bit down in doubling steps (1 + 2 + 4 + 8 >= 12 ranks), masked to stay in its suit.
+    Operators only: ``sets`` is one set as a Python int (the one-game encoder's) or a uint64
+    array of them.
     """
-    below = np.array(sets, dtype=np.uint64)
-    if below.size <= 4:  # a few sets (batches of 2 to 4 games): Python ints beat numpy's per-call cost
-        values = [up_to_highest_int(v) for v in below.reshape(-1).tolist()]
-        return np.array(values, dtype=np.uint64).reshape(below.shape)
-    step = np.empty_like(below)
     for shift, keep in _DOWN_IN_SUIT:
-        np.right_shift(below, shift, out=step)
-        step &= keep
-        below |= step
-    return below
-
-
-_DOWN_IN_SUIT_INTS = [(int(shift), int(keep)) for shift, keep in _DOWN_IN_SUIT]
-
-
-def up_to_highest_int(cards: int) -> int:
-    """:func:`up_to_highest` of one set as a Python int (the one-game encoder's path)."""
-    for shift, keep in _DOWN_IN_SUIT_INTS:
-        cards |= (cards >> shift) & keep
-    return cards
+        sets = sets | (sets >> shift) & keep
+    return sets
 
 
 def pack_sets(flags: np.ndarray) -> np.ndarray:

@@ -5,9 +5,9 @@ rules are functions over it: :func:`new_hands` deals, :func:`legal_bits` gives e
 game's legal actions as a 53-bit set, :func:`step` plays one action in every game at
 once, and :func:`hand_results` scores finished hands. No function loops over games in
 Python; every rule is a whole-batch array operation, which is why the core is fast at
-B = 1024 and still correct at B = 1. (One helper, :func:`trick_outlook_one`, reads a
-single game on Python ints for the AEC env's observation; it looks up the same tables as
-:func:`trick_outlook` and the tests hold the two equal.)
+B = 1024 and still correct at B = 1. (:func:`trick_outlook_of`, written with operators and
+table lookups only, runs the same code on one game's Python ints for the AEC env's
+observation, where numpy's per-call cost would dominate.)
 
 Rules that hold for every game, written once here:
   * A finished game steps as a no-op (its action is ignored), and its mask is empty.
@@ -681,13 +681,18 @@ def card_strength(cards: np.ndarray, led: np.ndarray, trump: np.ndarray, trumps:
     led suit is itself trump, every card of it competes, whenever it was played.
     """
     counts_as_trump = (CARD_SETS[cards] & trumps[:, None]) != 0
-    return _STRENGTH_TABLE[_strength_index(_trick_kind(led, trump)[:, None], cards, counts_as_trump)]
+    return _STRENGTH_TABLE[_strength_index(_strength_row(_trick_kind(led, trump))[:, None], cards, counts_as_trump)]
 
 
-def _strength_index(kind: Any, cards: Any, counts_as_trump: Any) -> Any:
-    """Index into _STRENGTH_TABLE ([kind, counts as trump, card + 1], NO_CARD at card -1);
-    for arrays (card_strength) and Python ints (trick_outlook_one) alike."""
-    return (kind * 106 + 1) + cards + 53 * counts_as_trump  # the bracket is per game: small
+def _strength_row(kind: Any) -> Any:
+    """Where a _trick_kind's strengths start in _STRENGTH_TABLE (at card -1: NO_CARD)."""
+    return kind * 106 + 1  # per game: computed once for all the cards of a trick
+
+
+def _strength_index(row: Any, cards: Any, counts_as_trump: Any) -> Any:
+    """Index into _STRENGTH_TABLE ([kind, counts as trump, card + 1]) from the kind's
+    :func:`_strength_row`; for arrays and Python ints alike."""
+    return row + cards + 53 * counts_as_trump
 
 
 def _takers_index(kind: Any, best: Any) -> Any:
@@ -725,40 +730,37 @@ def trick_outlook(state: State, legal: np.ndarray | None = None) -> tuple[np.nda
         for observations and bots; in cut hukum a card that fails to follow while no trump
         is set would set trump, so it counts as a trump.
     """
-    strength = card_strength(state.trick_cards, state.led_suit, state.trump, state.trick_trumps)
-    empty = state.trick_size == 0
-    # Max and argmax over the seats in one pass of pairwise maxima (numpy's reductions over a
-    # short axis are slow): key = strength * 8 + (7 - seat), so ties go to the lower seat.
-    keys = strength * 8 + _SEAT_KEYS[: strength.shape[1]]
-    best_key = keys[:, 0].copy()
-    for k in range(1, keys.shape[1]):
-        np.maximum(best_key, keys[:, k], out=best_key)
-    winning = np.where(empty, NO_SEAT, 7 - (best_key & 7))
-    best = best_key >> 3
-    takers = _TAKERS[int(state.rules.trump == "cut")][_takers_index(_trick_kind(state.led_suit, state.trump), best)]
-    legal = (legal_bits(state) if legal is None else legal) & ~ASK_BIT
-    return winning, np.where(empty, legal, legal & takers)
+    legal = legal_bits(state) if legal is None else legal
+    tables = OUTLOOK_TABLES[int(state.rules.trump == "cut")]
+    return trick_outlook_of(list(state.trick_cards.T), state.led_suit, state.trump, state.trick_trumps, legal, tables)
 
 
-def trick_outlook_one(state: State, legal: int) -> tuple[int, int]:
-    """:func:`trick_outlook` of a batch of one, as Python ints, from the same tables.
+def trick_outlook_of(cards: list[Any], led: Any, trump: Any, trumps: Any, legal: Any, tables: tuple) -> tuple[Any, Any]:
+    """The rule behind :func:`trick_outlook`, written once for one game's Python ints and for
+    (B,) arrays alike: only operators and table lookups, so the AEC env's one-game encoder
+    runs it on numbers read once, free of numpy's per-call cost.
 
-    The one-game path of the AEC env's encoder: at B = 1 numpy's per-call cost dominates,
-    and this reads the few numbers it needs once. ``legal`` is ``int(legal_bits(state)[0])``.
-    The tests check it against :func:`trick_outlook` on every variant.
+    Args:
+        cards: the card each seat played to the trick (NO_CARD for none), seat by seat.
+        led, trump, trumps, legal: as the State's ``led_suit``, ``trump``, ``trick_trumps``
+            and :func:`legal_bits`.
+        tables: ``OUTLOOK_TABLES[cut]`` (arrays), or ``OUTLOOK_LISTS[cut]`` for Python ints.
+
+    Returns:
+        (winning, takers): as :func:`trick_outlook`'s, ``winning`` the position in ``cards``.
     """
-    legal &= ~int(ASK_BIT)
-    if state.trick_size.item(0) == 0:
-        return NO_SEAT, legal
-    kind = _trick_kind(state.led_suit.item(0), state.trump.item(0))
-    trumps = state.trick_trumps.item(0)
+    card_sets, strengths_8, takers, larger = tables
+    kind = _trick_kind(led, trump)
+    row = _strength_row(kind)
+    # Max and argmax over the seats in one pass of pairwise maxima: key = strength * 8 +
+    # (7 - seat), so ties go to the lower seat; an empty trick's best key is -1 (strength -1).
     best_key = -1 << 10
-    for seat, card in enumerate(state.trick_cards.tolist()[0]):
-        strength = _STRENGTH_LIST[_strength_index(kind, card, card >= 0 and trumps >> card & 1)]
-        best_key = max(best_key, strength * 8 + 7 - seat)  # as trick_outlook's keys: ties to the lower seat
-    best = best_key >> 3
-    takers = _TAKERS_LISTS[int(state.rules.trump == "cut")][_takers_index(kind, best)]
-    return 7 - (best_key & 7), legal & takers
+    for seat, card in enumerate(cards):
+        key = strengths_8[_strength_index(row, card, (card_sets[card] & trumps) != 0)] + (7 - seat)
+        best_key = larger(best_key, key)
+    winning = 7 - (best_key & 7) - (best_key < 0)  # NO_SEAT for an empty trick
+    # Against strength -1 (an empty trick) every card is a taker; no taker is the ask bit.
+    return winning, legal & takers[_takers_index(kind, best_key >> 3)]
 
 
 def if_played(cards: np.ndarray, led: np.ndarray, trump: np.ndarray, cut: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -812,7 +814,6 @@ def beating_ranks(strength: np.ndarray, led: np.ndarray, trump: np.ndarray, cut:
 
 
 _SUITS = np.arange(4)
-_SEAT_KEYS = 7 - np.arange(8)  # trick_outlook: seat k's tie-break (at most 8 seats)
 # (2, 25, 4) if_played strength of the rank-0 card of each suit, by cut and _trick_kind:
 # beating_ranks looks it up (it is on the encoder's hot path).
 _SUIT_BASE = np.stack(
@@ -849,9 +850,11 @@ _TAKERS = np.stack(
 )
 
 
-# Python-int copies of the trick tables for trick_outlook_one.
-_STRENGTH_LIST: list[int] = _STRENGTH_TABLE.tolist()
-_TAKERS_LISTS: list[list[int]] = _TAKERS.tolist()
+# trick_outlook_of's tables by cut: (card sets, strengths * 8, takers, the larger of two keys)
+# as arrays, and as lists with the builtin max for one game's Python ints (a list indexed by
+# -1 reads its last entry, as the arrays do).
+OUTLOOK_TABLES = [(CARD_SETS, _STRENGTH_TABLE * 8, _TAKERS[cut], np.maximum) for cut in (0, 1)]
+OUTLOOK_LISTS = [(*(table.tolist() for table in tables[:3]), max) for tables in OUTLOOK_TABLES]
 
 
 def _start_turns(state: State, games: np.ndarray) -> None:
@@ -910,9 +913,18 @@ class HandResults:
 
 def team_counts(state: State) -> tuple[np.ndarray, np.ndarray]:
     """(B, 2) tens and (B, 2) tricks taken so far by each team (Dehla Pakad: cards / n)."""
-    tens = popcount(state.taken & TENS_MASK).astype(np.int64)
-    tricks = popcount(state.taken).astype(np.int64) // state.rules.n_players
-    return tens, tricks
+    tens, tricks = taken_counts(state.taken, state.rules.n_players)
+    return tens.astype(np.int64), tricks.astype(np.int64)
+
+
+def taken_counts(taken: Any, n_players: int, count: Any = popcount) -> tuple[Any, Any]:
+    """Tens and tricks in cards taken: a uint64 array of sets, or one set as a Python int
+    with ``count=int.bit_count``. A trick is ``n_players`` cards (Dehla Pakad's middle pile
+    counts once taken)."""
+    return count(taken & _TENS), count(taken) // n_players
+
+
+_TENS = int(TENS_MASK)  # a Python int mixes with Python ints and uint64 arrays alike
 
 
 def score_hands(rules: Rules, tens: np.ndarray, tricks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -16,22 +16,24 @@ tests check this by changing hidden cards and comparing observations.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from .cards import NUM_CARDS, TENS_MASK, popcount, union, unpack_sets, up_to_highest, up_to_highest_int
+from .cards import NUM_CARDS, TENS_MASK, unpack_sets, up_to_highest
 from .core import (
     CARD_SETS,
     NO_SEAT,
+    OUTLOOK_LISTS,
+    OUTLOOK_TABLES,
     OVER,
     PLAY,
     State,
     _rows,
     legal_bits,
     pack_cards,
-    team_counts,
-    trick_outlook,
-    trick_outlook_one,
+    taken_counts,
+    trick_outlook_of,
 )
 from .rules import Rules
 
@@ -127,6 +129,19 @@ def observation_layout(rules: Rules) -> Layout:
     )
 
 
+class _View:
+    """What the rules of the observation pieces read, seen from the observing seat: one
+    game's Python numbers (B = 1) or a batch's (B,) arrays, under the State's field names.
+    Per-seat fields are lists by relative seat (0 = the observer); ``taken`` is mine, theirs.
+    """
+
+    __slots__ = (
+        "seat", "tables", "outlook", "hand", "face_down", "hider", "known_card", "open_card", "current",
+        "phase", "led", "trump", "trick_trumps", "legal", "revealed_by", "leader", "dealer", "last_winner",
+        "trick_no", "asked", "middle", "trick", "played", "voids", "taken", "mine_first",
+    )  # fmt: skip
+
+
 class ObservationEncoder:
     """Builds observations for a batch of games, each from a chosen seat's view.
 
@@ -159,10 +174,15 @@ class ObservationEncoder:
         self._hot_starts = np.array([self._offsets[name][0] + extra for name, extra in one_hot_starts])
         self._hot: np.ndarray | None = None
         self._hot_base: np.ndarray | None = None
-        self._pack = np.uint64(sum(1 << int(c) for c in pack_cards(rules)))
-        # The one-game path (_encode_one) works on Python ints and lists. Keep its plane,
-        # one-hot and scalar orders in step with the batched path's (a test compares them).
-        self._pack_int, self._tens_int = int(self._pack), int(TENS_MASK)
+        self._pack = sum(1 << int(c) for c in pack_cards(rules))  # a Python int: mixes with ints and arrays
+        # The tables the pieces' rules look up, as arrays for a batch and as lists for one
+        # game's Python ints (the same data: a list read at -1 gives its last entry too).
+        cut = int(rules.trump == "cut")
+        # (card sets, relative seats, popcount); popcount is the type's own.
+        self._array_tables, self._outlook_arrays = (CARD_SETS, self._relative, np.bitwise_count), OUTLOOK_TABLES[cut]
+        self._list_tables = (CARD_SETS.tolist(), self._relative.tolist(), int.bit_count)
+        self._outlook_lists = OUTLOOK_LISTS[cut]
+        self._tens = int(TENS_MASK)
         self._seats_from_lists: list[list[int]] = self._seats_from.tolist()
         self._teams_from_lists: list[list[int]] = self._teams_from.tolist()
         self._small_hot_starts = (self._hot_starts - self._voids.stop).tolist()
@@ -182,6 +202,7 @@ class ObservationEncoder:
         self._scalar_index = np.array(
             [o["trick_tens"][0], o["asked"][0], *range(*o["tricks"]), o["middle"][0], o["middle"][0] + 1]
         )
+        self._scalar_list: list[int] = self._scalar_index.tolist()
 
     @property
     def size(self) -> int:
@@ -235,96 +256,163 @@ class ObservationEncoder:
             seat = int(seats[0])
             if not NO_SEAT <= seat < n:
                 raise ValueError(f"seats must be 0..{n - 1} (or {NO_SEAT} for a finished game), got [{seat}]")
-            return self._encode_one(state, max(seat, 0), match_score, out, legal)
+            return self._write_one(self._one_view(state, max(seat, 0), legal), match_score, out)
         lowest = seats.min()
         if lowest < NO_SEAT or seats.max() >= n:
             bad = sorted(set(seats[(seats < NO_SEAT) | (seats >= n)].tolist()))
             raise ValueError(f"seats must be 0..{n - 1} (or {NO_SEAT} for a finished game), got {bad}")
         if lowest < 0:
             seats = np.maximum(seats, 0)
+        return self._write_batch(self._batch_view(state, seats, legal), match_score, out)
+
+    # The rules of the pieces are written once (_card_sets, _small_features) over a
+    # _View: one game's Python numbers (B = 1, the AEC env's path: numpy's per-call cost
+    # would dominate) or a batch's arrays. Only gathering the inputs and writing the vector
+    # differ by batch size, and those move data.
+
+    def _one_view(self, state: State, seat: int, legal: np.ndarray | None) -> _View:
+        """Game 0 seen from ``seat``, as Python numbers (each field read once)."""
+        v = _View()
+        rel_seats = self._seats_from_lists[seat]
+        v.seat, v.tables, v.outlook = seat, self._list_tables, self._outlook_lists
+        v.hand = state.hands.item(0, seat)
+        v.face_down, v.hider, v.known_card = state.face_down.item(0), state.hider.item(0), state.known_card.item(0)
+        v.open_card, v.current, v.phase = state.open_card.item(0), state.current.item(0), state.phase.item(0)
+        v.led, v.trump, v.trick_trumps = state.led_suit.item(0), state.trump.item(0), state.trick_trumps.item(0)
+        v.legal = (legal_bits(state) if legal is None else legal).item(0)
+        v.revealed_by, v.leader, v.dealer = state.revealed_by.item(0), state.leader.item(0), state.dealer.item(0)
+        v.last_winner, v.trick_no = state.last_winner.item(0), state.trick_no.item(0)
+        v.asked, v.middle = state.asked.item(0), state.middle.item(0)
+        trick, played, voids = state.trick_cards.tolist()[0], state.played.tolist()[0], state.voids.tolist()[0]
+        v.trick, v.played = [trick[s] for s in rel_seats], [played[s] for s in rel_seats]
+        v.voids = [voids[s] for s in rel_seats]
+        taken = state.taken.tolist()[0]
+        v.taken = [taken[team] for team in self._teams_from_lists[seat]]
+        return v
+
+    def _batch_view(self, state: State, seats: np.ndarray, legal: np.ndarray | None) -> _View:
+        """The batch seen from ``seats``, as arrays: per-seat fields as (B,) rows by relative seat."""
+        n, B = self.rules.n_players, state.batch_size
+        v = _View()
+        v.seat, v.tables, v.outlook = seats, self._array_tables, self._outlook_arrays
         rows = _rows(B)
         # take() gathers table rows several times faster than fancy indexing does.
         rel_seats = self._seats_from.take(seats, axis=0)  # (B, n): absolute seat of relative seat k
-        flat = rows[:, None] * n + rel_seats  # (B, n): index into flattened (B * n) per-seat arrays
-        winning = self._write_card_planes(state, seats, flat, legal, out)
-        self._write_small_features(state, seats, rows, winning, match_score, out)
+        flat = (rows[:, None] * n + rel_seats).T  # (n, B): index into flattened (B * n) per-seat arrays
+        v.hand = state.hands.reshape(-1)[flat[0]]
+        v.face_down, v.hider, v.known_card = state.face_down, state.hider, state.known_card
+        v.open_card, v.current, v.phase = state.open_card, state.current, state.phase
+        v.led, v.trump, v.trick_trumps = state.led_suit, state.trump, state.trick_trumps
+        v.legal = legal_bits(state) if legal is None else legal
+        v.revealed_by, v.leader, v.dealer = state.revealed_by, state.leader, state.dealer
+        v.last_winner, v.trick_no = state.last_winner, state.trick_no
+        v.asked, v.middle = state.asked, state.middle
+        v.trick = list(state.trick_cards.reshape(-1)[flat])
+        v.played = list(state.played.reshape(-1)[flat])
+        v.voids = list(state.voids.reshape(-1)[flat].astype(np.uint64))
+        mine_first = rows * 2 + self._teams_from.take(seats, axis=0).T  # (2, B) flat index: mine, theirs
+        v.taken = list(state.taken.reshape(-1)[mine_first])
+        v.mine_first = mine_first.T
+        return v
+
+    def _card_sets(self, v: _View) -> tuple[list[Any], Any]:
+        """The card planes and the voids word, in layout order; and the trick's winning relative seat."""
+        sets = v.tables[0]
+        hand, known = v.hand, sets[v.known_card]
+        face_down = sets[v.face_down] * (v.hider == v.seat)  # only the hider sees it
+        # In relative seat order: the winning seat comes out relative to me.
+        winning, takers = trick_outlook_of(v.trick, v.led, v.trump, v.trick_trumps, v.legal, v.outlook)
+        played = v.played[0]
+        for cards in v.played[1:]:
+            played = played | cards
+        outside = self._pack & ~(hand | face_down) & ~played  # in other hands, or face down elsewhere
+        voids = v.voids[0]
+        for k in range(1, len(v.voids)):
+            voids = voids | v.voids[k] << 4 * k
+        return [
+            hand,
+            face_down,
+            sets[v.open_card],
+            known,
+            takers * ((v.seat == v.current) & (v.phase == PLAY)),  # take_lead: only when I act
+            outside & ~known,  # unseen
+            hand & ~up_to_highest(outside),  # masters: above every outside card
+            *[sets[card] for card in v.trick],
+            *v.played,
+            voids,
+        ], winning
+
+    def _small_features(self, v: _View, winning: Any, trick_sets: list[Any]) -> tuple[list[Any], list[Any]]:
+        """The one-hot values in ``one_hot_starts`` order (-1: the piece is empty), and the
+        other small features in ``_scalar_index`` order."""
+        relative, count = v.tables[1], v.tables[2]
+        n, n_tricks, seat = self.rules.n_players, self.rules.n_tricks, v.seat
+        over = v.phase == OVER
+        (my_tens, my_tricks), (their_tens, their_tricks) = [taken_counts(cards, n, count) for cards in v.taken]
+        hot = [
+            v.led,
+            2 * (v.trump >= 0) + (v.face_down >= 0),  # no trump yet / face down / known
+            v.trump,
+            relative[v.hider * n + seat],
+            relative[v.revealed_by * n + seat],
+            relative[(v.leader - (v.leader + 1) * over) * n + seat],  # none once over
+            relative[v.dealer * n + seat],
+            relative[v.last_winner * n + seat],
+            winning,
+            my_tens,
+            their_tens,
+            v.trick_no - (v.trick_no + 1) * over,
+            v.phase - (v.phase + 1) * over,
+        ]
+        trick = trick_sets[0]
+        for cards in trick_sets[1:]:
+            trick = trick | cards
+        scalars = [
+            count(trick & self._tens) * 0.25,
+            v.asked,
+            my_tricks * (1.0 / n_tricks),
+            their_tricks * (1.0 / n_tricks),
+            count(v.middle & self._tens) * 0.25,
+            count(v.middle) * (1.0 / (n * n_tricks)),
+        ]
+        return hot, scalars
+
+    def _write_one(self, v: _View, match_score: np.ndarray | None, out: np.ndarray) -> np.ndarray:
+        """Write game 0's vector: one unpack of the card planes, the voids and the one-hots."""
+        planes, winning = self._card_sets(v)
+        # The one-hot pieces ride in the same unpack as the card planes: a set bit for each
+        # entry, counted from the end of the voids, split into 64-bit words.
+        hot, scalars = self._small_features(v, winning, planes[7 : 7 + self.rules.n_players])
+        small = 0
+        for first, value in zip(self._small_hot_starts, hot, strict=True):
+            if value >= 0:
+                small |= 1 << first + value
+        planes += [small >> shift & _WORD for shift in self._small_shifts]
+        out[0] = unpack_sets(np.array(planes, dtype=np.uint64), 64).reshape(-1).take(self._one_game_bits)
+        out[0].put(self._scalar_index, scalars)  # put: half the cost of out[0, index] =
+        if match_score is not None:
+            self._write_match_score(match_score, self._teams_from[v.seat : v.seat + 1], out)
         return out
 
-    def _write_card_planes(
-        self, state: State, seats: np.ndarray, flat: np.ndarray, legal: np.ndarray | None, out: np.ndarray
-    ) -> np.ndarray:
-        """The card planes and the voids (zeros after them); returns the trick's winning seat.
-
-        The card sets are gathered, then all of them unpacked in one call.
-        """
-        n, B = self.rules.n_players, state.batch_size
-        n_planes = self._n_planes
-        planes = np.empty((B, n_planes + 1), dtype=np.uint64)  # + the voids, 4 bits per seat
-        planes[:, 0] = state.hands.reshape(-1)[flat[:, 0]]
-        planes[:, 1] = CARD_SETS[state.face_down] * (state.hider == seats)
-        planes[:, 2] = CARD_SETS[state.open_card]
-        planes[:, 3] = CARD_SETS[state.known_card]
-        winning, takers = trick_outlook(state, legal)
-        planes[:, 4] = takers * ((seats == state.current) & (state.phase == PLAY))
-        mine = planes[:, 0] | planes[:, 1]
-        played = union(state.played)
-        outside = self._pack & ~mine & ~played  # in other hands, or face down elsewhere
-        planes[:, 5] = outside & ~planes[:, 3]
-        planes[:, 6] = planes[:, 0] & ~up_to_highest(outside)  # masters: above every outside card
-        planes[:, 7 : 7 + n] = CARD_SETS[state.trick_cards.reshape(-1)[flat]]
-        planes[:, 7 + n : n_planes] = state.played.reshape(-1)[flat]
-        seat_voids = state.voids.reshape(-1)[flat].astype(np.uint64)
-        planes[:, n_planes] = seat_voids[:, 0]
-        for k in range(1, n):
-            planes[:, n_planes] |= seat_voids[:, k] << np.uint64(4 * k)
-        self._write_planes(planes, out)
-        trick_tens = popcount(union(CARD_SETS[state.trick_cards]) & TENS_MASK)
-        out[:, self._offsets["trick_tens"][0]] = trick_tens * np.float32(0.25)
-        return winning
-
-    def _write_small_features(
-        self,
-        state: State,
-        seats: np.ndarray,
-        rows: np.ndarray,
-        winning: np.ndarray,
-        match_score: np.ndarray | None,
-        out: np.ndarray,
-    ) -> None:
-        """The one-hot pieces and the scalars, after the voids (zeros there so far)."""
-        rules, n, B = self.rules, self.rules.n_players, state.batch_size
+    def _write_batch(self, v: _View, match_score: np.ndarray | None, out: np.ndarray) -> np.ndarray:
+        """Write a batch's vectors: unpack the card sets, scatter the one-hots, the scalars."""
+        B, n = out.shape[0], self.rules.n_players
+        sets, winning = self._card_sets(v)
+        self._write_planes(np.stack(sets, axis=1), out)
         # One-hot pieces: one row of ``hot`` per piece (rows are contiguous: fast to fill) holds
         # the index to set to 1, or the piece's first index with value 0 when it is empty.
-        hot = self._hot_buffer(B)
-        over = state.phase == OVER
-        hot[0] = state.led_suit
-        hot[1] = 2 * (state.trump >= 0) + (state.face_down >= 0)
-        hot[2] = state.trump
-        hot[3] = state.hider
-        hot[4] = state.revealed_by
-        hot[5] = np.where(over, NO_SEAT, state.leader)
-        hot[6] = state.dealer
-        hot[7] = state.last_winner
-        hot[8] = winning
-        seat_rows = hot[3:9]
-        seat_rows[...] = self._relative[seat_rows * n + seats]
-        tens, tricks = team_counts(state)
-        mine_first = rows[:, None] * 2 + self._teams_from.take(seats, axis=0)  # (B, 2) flat index: mine, theirs
-        hot[9:11] = tens.reshape(-1)[mine_first.T]
-        hot[11] = np.where(over, -1, state.trick_no)
-        hot[12] = np.where(over, -1, state.phase)
+        hot_values, scalars = self._small_features(v, winning, sets[7 : 7 + n])
+        hot = np.stack(hot_values, out=self._hot_buffer(B))
         valid = hot >= 0
         if out.flags.c_contiguous:  # a flat scatter is about twice as fast as a 2-D one
             out.reshape(-1)[self._hot_index(B) + hot * valid] = valid
         else:
-            out[rows, self._hot_starts[:, None] + hot * valid] = valid
-
-        o = self._offsets
-        out[:, o["asked"][0]] = state.asked
-        out[:, slice(*o["tricks"])] = tricks.reshape(-1)[mine_first] * (1.0 / rules.n_tricks)
-        out[:, o["middle"][0]] = popcount(state.middle & TENS_MASK) * 0.25
-        out[:, o["middle"][0] + 1] = popcount(state.middle) * (1.0 / (n * rules.n_tricks))
-        self._write_match_score(match_score, mine_first, out)
+            out[_rows(B), self._hot_starts[:, None] + hot * valid] = valid
+        for index, value in zip(self._scalar_list, scalars, strict=True):
+            out[:, index] = value
+        if match_score is not None:
+            self._write_match_score(match_score, v.mine_first, out)
+        return out
 
     def _write_planes(self, planes: np.ndarray, out: np.ndarray) -> None:
         """Unpack the (B, planes + 1) sets into ``out``: the card planes, the voids word, and
@@ -348,106 +436,6 @@ class ObservationEncoder:
         score = score.reshape(-1)
         # Capped at the target: a tiered last hand can overshoot it, the space is [0, 1].
         out[:, slice(*self._offsets["match_score"])] = np.minimum(score[mine_first], target) * (1.0 / target)
-
-    def _encode_one(
-        self, state: State, seat: int, match_score: np.ndarray | None, out: np.ndarray, legal: np.ndarray | None
-    ) -> np.ndarray:
-        """:meth:`encode` of one game from ``seat``'s view, computed on Python ints.
-
-        The AEC env's path: at B = 1 each numpy call costs microseconds whatever its size, so
-        the pieces are worked out from the state's numbers once read, and numpy only unpacks
-        and writes the vector. Same pieces, same values: the batched path is the definition,
-        and a test compares the two bit for bit on every variant.
-        """
-        legal_set = int(np.asarray(legal_bits(state) if legal is None else legal).reshape(-1)[0])
-        winning, takers = trick_outlook_one(state, legal_set)
-        planes = self._one_game_planes(state, seat, takers)
-        # The one-hot pieces ride in the same unpack as the card planes: a set bit for each
-        # entry, counted from the end of the voids, split into 64-bit words.
-        small = 0
-        for first, value in zip(self._small_hot_starts, self._one_game_hot(state, seat, winning), strict=True):
-            if value >= 0:
-                small |= 1 << first + value
-        planes += [small >> shift & _WORD for shift in self._small_shifts]
-        out[0] = unpack_sets(np.array(planes, dtype=np.uint64), 64).reshape(-1).take(self._one_game_bits)
-        out[0].put(self._scalar_index, self._one_game_scalars(state, seat))  # put: half the cost of out[0, index] =
-        if match_score is not None:
-            self._write_match_score(match_score, self._teams_from[seat : seat + 1], out)
-        return out
-
-    def _one_game_planes(self, state: State, seat: int, takers: int) -> list[int]:
-        """The card planes and the voids word of game 0, in the batched path's plane order."""
-        seats = self._seats_from_lists[seat]  # absolute seat of each relative seat
-        hands, played = state.hands.tolist()[0], state.played.tolist()[0]
-        trick_cards, voids = state.trick_cards.tolist()[0], state.voids.tolist()[0]
-        face_down, hider = state.face_down.item(0), state.hider.item(0)
-        open_card, known_card = state.open_card.item(0), state.known_card.item(0)
-        to_act = seat == state.current.item(0) and state.phase.item(0) == PLAY
-        hand = hands[seat]
-        face_down_set = 1 << face_down if face_down >= 0 and hider == seat else 0
-        known_set = 1 << known_card if known_card >= 0 else 0
-        played_all = seat_voids = 0
-        for k, s in enumerate(seats):
-            played_all |= played[s]
-            seat_voids |= voids[s] << 4 * k
-        outside = self._pack_int & ~(hand | face_down_set) & ~played_all  # in other hands, or face down
-        return [
-            hand,
-            face_down_set,
-            1 << open_card if open_card >= 0 else 0,
-            known_set,
-            takers if to_act else 0,
-            outside & ~known_set,
-            hand & ~up_to_highest_int(outside),  # masters: above every outside card
-            *[1 << trick_cards[s] if trick_cards[s] >= 0 else 0 for s in seats],
-            *[played[s] for s in seats],
-            seat_voids,
-        ]
-
-    def _one_game_hot(self, state: State, seat: int, winning: int) -> list[int]:
-        """The one-hot values of game 0 in ``one_hot_starts`` order (-1: the piece is empty)."""
-        n = self.rules.n_players
-        over = state.phase.item(0) == OVER
-        trump, face_down = state.trump.item(0), state.face_down.item(0)
-        mine, theirs = self._teams_from_lists[seat]
-        taken = state.taken.tolist()[0]
-
-        def relative(x: int) -> int:
-            return (x - seat) % n if x >= 0 else NO_SEAT
-
-        return [
-            state.led_suit.item(0),
-            2 * (trump >= 0) + (face_down >= 0),
-            trump,
-            relative(state.hider.item(0)),
-            relative(state.revealed_by.item(0)),
-            NO_SEAT if over else relative(state.leader.item(0)),
-            relative(state.dealer.item(0)),
-            relative(state.last_winner.item(0)),
-            relative(winning),
-            (taken[mine] & self._tens_int).bit_count(),
-            (taken[theirs] & self._tens_int).bit_count(),
-            NO_SEAT if over else state.trick_no.item(0),
-            NO_SEAT if over else state.phase.item(0),
-        ]
-
-    def _one_game_scalars(self, state: State, seat: int) -> list[float]:
-        """The non-one-hot small features of game 0, in ``_scalar_index`` order."""
-        n, n_tricks = self.rules.n_players, self.rules.n_tricks
-        mine, theirs = self._teams_from_lists[seat]
-        trick_set, middle = 0, state.middle.item(0)
-        for card in state.trick_cards.tolist()[0]:
-            if card >= 0:
-                trick_set |= 1 << card
-        tricks = [cards.bit_count() // n for cards in state.taken.tolist()[0]]
-        return [
-            (trick_set & self._tens_int).bit_count() * 0.25,
-            state.asked.item(0),
-            tricks[mine] * (1.0 / n_tricks),
-            tricks[theirs] * (1.0 / n_tricks),
-            (middle & self._tens_int).bit_count() * 0.25,
-            middle.bit_count() * (1.0 / (n * n_tricks)),
-        ]
 
     def _hot_buffer(self, batch_size: int) -> np.ndarray:
         if self._hot is None or self._hot.shape[1] != batch_size:

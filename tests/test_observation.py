@@ -382,8 +382,8 @@ def test_named_views_read_back_the_state(name: str) -> None:
 
 @pytest.mark.parametrize("name", VARIANT_NAMES)
 def test_one_game_path_equals_the_batched_path(name: str) -> None:
-    # encode() at B = 1 (the AEC env's case) takes its own path on Python ints: it must give
-    # the batched path's vector bit for bit, from every seat, with and without match scores.
+    # encode() at B = 1 (the AEC env's case) runs the pieces' rules on Python ints, a batch on
+    # arrays: the same vector bit for bit, from every seat, with and without match scores.
     rules = VARIANTS[name]
     encoder = ObservationEncoder(rules)
     n, B = rules.n_players, 6
@@ -404,7 +404,12 @@ def test_one_game_path_equals_the_batched_path(name: str) -> None:
                         encoder.layout.view(got[0], p), encoder.layout.view(batched[game], p))]  # fmt: skip
                     raise AssertionError(f"step {steps}, game {game}, seat {seat}: pieces {diff} differ")
                 winning, takers = core.trick_outlook(one, legal[game : game + 1])
-                assert core.trick_outlook_one(one, int(legal[game])) == (int(winning[0]), int(takers[0]))
+                tables = core.OUTLOOK_LISTS[int(rules.trump == "cut")]  # the same rule on Python ints
+                ints = core.trick_outlook_of(
+                    one.trick_cards.tolist()[0], one.led_suit.item(0), one.trump.item(0), one.trick_trumps.item(0),
+                    int(legal[game]), tables,
+                )  # fmt: skip
+                assert ints == (int(winning[0]), int(takers[0]))
                 checked += 1
     assert checked > B * n * rules.n_tricks * n
 
