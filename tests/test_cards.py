@@ -147,7 +147,7 @@ def test_up_to_highest_holds_each_suits_cards_up_to_its_highest() -> None:
         top = {s: max((c for c in members if c // 13 == s), default=None) for s in range(4)}
         expected = sum(1 << c for c in range(52) if top[c // 13] is not None and c <= top[c // 13])
         assert result == expected, f"{value:#x}"
-    # A handful of sets (the AEC env's one game) takes a Python-int path: the same answers.
+    # Small batches and a single set (a 0-d array) give the same answers as the whole batch.
     assert np.array_equal(cards.up_to_highest(sets[:1]), got[:1])
     assert np.array_equal(cards.up_to_highest(sets[1:4]), got[1:4])
     assert cards.up_to_highest(sets[2]).shape == () and int(cards.up_to_highest(sets[2])) == int(got[2])
