@@ -181,12 +181,31 @@ def constraints(rules: Rules, view: SeatView) -> Constraints:
     sizes[n] = int(face_down_slot)
     allowed = [tuple(not (view.voids[k] >> s & 1) for s in range(NUM_SUITS)) for k in range(n)]
     allowed.append((True,) * NUM_SUITS)
+    _check_variant(rules, view)
     if sum(sizes) != unseen.bit_count() or min(sizes) < 0:
         raise ValueError(
             f"this observation is not one of {rules}: the other hands hold {sizes} cards "
             f"but {unseen.bit_count()} cards are unseen"
         )
     return Constraints(unseen, tuple(sizes), tuple(allowed))
+
+
+def _check_variant(rules: Rules, view: SeatView) -> None:
+    """Refuse an observation whose trump method or collection is not that of ``rules``.
+
+    Raises:
+        ValueError: naming what the observation shows and the rules it was given as.
+    """
+    shows = []
+    band = view.hider >= 0
+    if band != (rules.trump == "band"):
+        shows.append("a band card hidden" if band else "no band card hidden")
+    if (view.open_card >= 0) != (rules.trump == "open"):
+        shows.append("an open draw" if view.open_card >= 0 else "no open draw")
+    if view.middle[1] > 0 and rules.collection != "dehla":
+        shows.append("a Dehla Pakad middle")
+    if shows:
+        raise ValueError(f"this observation shows {' and '.join(shows)}: it is not an observation of {rules}")
 
 
 def _suit_cards(unseen: int) -> list[np.ndarray]:
