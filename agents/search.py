@@ -11,8 +11,9 @@ see (it reads only its observation and mask, as every agent does).
 
 Spec syntax (``agents.make``, ``--a`` in the arena): ``search`` or ``search:k=64,rollout=medium,budget_ms=40``
 with keys ``k`` (deals per decision, an integer >= 1), ``rollout`` (a rule-based or ``random``
-agent name) and ``budget_ms`` (a time budget per decision: rounds of deals stop once it is spent;
-it must hold at least one round).
+agent name), ``budget_ms`` (a time budget per decision: rounds of deals stop once it is spent;
+it must hold at least one rollout) and ``z`` (how many standard errors a move must gain over the
+rollout policy's own choice, on the same deals, to be played instead; 0: the best mean).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class SearchSpec:
     k: int = 32  # deals sampled per decision
     rollout: str = "hard"  # the policy that finishes every hand
     budget_ms: float | None = None  # time budget per decision (None: always K deals)
+    z: float = 1.0  # standard errors a move must gain over the rollout policy's own move
 
 
 def parse_search_spec(spec: str) -> SearchSpec:
@@ -72,9 +74,9 @@ def _spec_value(spec: str, key: str, value: str) -> object:
     try:
         number = int(value) if key == "k" else float(value)
     except ValueError:
-        number = 0
-    if not number > 0:
-        kind = "an integer >= 1" if key == "k" else "a number of milliseconds > 0"
+        number = -1
+    if not (number >= 0 if key == "z" else number > 0):
+        kind = {"k": "an integer >= 1", "z": "a number >= 0"}.get(key, "a number of milliseconds > 0")
         raise ValueError(f"search spec {spec!r}: {key}={value!r} must be {kind}")
     return number
 
@@ -140,29 +142,39 @@ class SearchAgent:
         return actions
 
     def _search(self, infos: list[InfoState]) -> np.ndarray:
-        """The chosen move of each decision: rounds of deals until K (or the budget) is spent."""
+        """The chosen move of each decision: rounds of deals until K (or the budget) is spent.
+
+        Moves are compared with the rollout policy's own move on the same deals (paired
+        differences); another move is played only when its mean gain exceeds ``z`` standard
+        errors, so sampling noise falls back on the policy rather than on a lucky move.
+        """
         moves = [np.flatnonzero(info.mask) for info in infos]
         beliefs = [Belief(info) for info in infos]
-        totals = [np.zeros(m.size) for m in moves]
+        own = self.rollout.act(np.stack([info.observation for info in infos]), np.stack([info.mask for info in infos]))
+        own_index = [int(np.flatnonzero(move == mine)[0]) for move, mine in zip(moves, own, strict=True)]
+        sums = [np.zeros(m.size) for m in moves]
+        squares = [np.zeros(m.size) for m in moves]
         done, k = 0, self.spec.k
         budget = None if self.spec.budget_ms is None else self.spec.budget_ms * len(infos) / 1000
-        k_round = k if budget is None else max(1, k // 4)
+        k_round = k if budget is None else max(2, k // 4)
         start = time.perf_counter()
         while done < k:
             n = min(k_round, k - done)
             round_start = time.perf_counter()
-            values = self._evaluate(beliefs, moves, n)
-            for total, value in zip(totals, values, strict=True):
-                total += value.sum(axis=0)
+            for i, value in enumerate(self._evaluate(beliefs, moves, n)):
+                gain = value - value[:, own_index[i], None]
+                sums[i] += gain.sum(axis=0)
+                squares[i] += (gain**2).sum(axis=0)
             done += n
-            spent = time.perf_counter() - start
-            if budget is not None and spent + (time.perf_counter() - round_start) > budget:
+            now = time.perf_counter()
+            if budget is not None and (now - start) + (now - round_start) > budget:
                 break
-        # Ties (a hand already decided) go to the move the rollout policy would play itself.
-        own = self.rollout.act(np.stack([info.observation for info in infos]), np.stack([info.mask for info in infos]))
         chosen = []
-        for total, move, mine in zip(totals, moves, own, strict=True):
-            chosen.append(move[np.argmax(total / done + 1e-9 * (move == mine))])
+        for move, total, square, mine in zip(moves, sums, squares, own, strict=True):
+            mean = total / done
+            spread = np.sqrt(np.maximum(square / done - mean**2, 0.0) / max(done - 1, 1))
+            score = np.where(move == mine, 0.0, mean - self.spec.z * spread)
+            chosen.append(move[np.argmax(score)] if score.max() > 0 else mine)
         return np.array(chosen, dtype=np.int64)
 
     def _evaluate(self, beliefs: list[Belief], moves: list[np.ndarray], n: int) -> list[np.ndarray]:
