@@ -264,8 +264,8 @@ class Belief:
         >>> from mendikot_env import Rules, core, ObservationEncoder
         >>> state = core.new_hands(Rules(), 1, rng=0)
         >>> obs = ObservationEncoder(Rules()).encode(state, state.current)[0]
-        >>> Belief(InfoState(Rules(), obs)).sample_hands(5, rng=0).shape
-        (5, 4)
+        >>> Belief(InfoState(Rules(), obs)).sample_hands(5, rng=0).shape  # 4 seats, then the face-down slot
+        (5, 5)
     """
 
     def __init__(self, info: InfoState) -> None:

@@ -106,7 +106,9 @@ def end_positions(preset: str, tricks_left: int, want_face_down: bool = False) -
     return found
 
 
-@pytest.mark.parametrize("preset,face_down", [("standard", False), ("band", True), ("band_auto", False), ("dehla_pakad", False)])
+@pytest.mark.parametrize(
+    "preset,face_down", [("standard", False), ("band", True), ("band_auto", False), ("dehla_pakad", False)]
+)
 def test_marginals_match_enumeration_of_small_end_positions(preset: str, face_down: bool) -> None:
     infos = end_positions(preset, 3, want_face_down=face_down)
     assert infos, "no end position found"
