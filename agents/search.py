@@ -39,7 +39,7 @@ ROLLOUT_NAMES = ("random", "easy", "medium", "hard")
 class SearchSpec:
     """The settings of a search agent, as its spec names them."""
 
-    k: int = 32  # deals sampled per decision
+    k: int = 64  # deals sampled per decision
     rollout: str = "hard"  # the policy that finishes every hand
     budget_ms: float | None = None  # time budget per decision (None: always K deals)
     z: float = 1.0  # standard errors a move must gain over the rollout policy's own move

@@ -108,3 +108,20 @@ def test_asking_is_searched_through_the_sampled_deals() -> None:
         if seen >= 3:
             break
     assert seen >= 3
+
+
+def test_it_plays_a_hand_in_the_aec_env_from_observations_alone() -> None:
+    from mendikot_env import env as make_env
+
+    game = make_env(rules="band")
+    game.reset(seed=0)
+    agent = agents.make("search:k=2", Rules.preset("band"), seed=0)
+    steps = 0
+    for _ in game.agent_iter():
+        obs, _, terminated, truncated, _ = game.last()
+        if terminated or truncated:
+            game.step(None)
+            continue
+        game.step(int(agent.act(obs["observation"][None], obs["action_mask"][None])[0]))
+        steps += 1
+    assert steps >= 52
