@@ -22,8 +22,9 @@ from mendikot_env.rules import Rules, resolve_rules
 from .base import Agent, RandomAgent
 from .ensemble import MEMBER_SEPARATOR, EnsembleAgent
 from .rule_based import LEVELS, RuleBasedAgent
+from .search import SearchAgent, parse_search_spec
 
-AGENT_NAMES = ("random", *LEVELS, "trained")
+AGENT_NAMES = ("random", *LEVELS, "trained", "search")
 # The trained agents shipped inside the package, by rules preset: the name "trained" picks
 # the one trained for the rules asked for.
 SHIPPED_AGENTS = {preset: Path(__file__).parent / "trained" / f"{preset}.pt" for preset in ("standard", "band")}
@@ -72,14 +73,15 @@ def register_checkpoint_loader(suffix: str, loader: CheckpointLoader) -> None:
 
 
 def make(name: str, rules: Rules | str | None = None, seed: int | None = None) -> Agent:
-    """A named agent: ``random``, a rule-based level (``easy``, ``medium``, ``hard``) or
-    ``trained`` (the shipped network for ``rules``: the ``standard`` or ``band`` preset; needs torch).
+    """A named agent: ``random``, a rule-based level (``easy``, ``medium``, ``hard``),
+    ``trained`` (the shipped network for ``rules``: the ``standard`` or ``band`` preset; needs torch)
+    or ``search`` (determinised search; ``search:k=64,rollout=hard,budget_ms=50``, see :mod:`agents.search`).
 
     Raises:
         ValueError: for an unknown name, listing the known ones.
     """
     key = name.strip().lower() if isinstance(name, str) else None
-    if key not in AGENT_NAMES:
+    if key not in AGENT_NAMES and not (key is not None and _is_search(key)):
         what = f"unknown agent {name!r}" if isinstance(name, str) else f"agent name must be text, got {name!r}"
         raise ValueError(
             f"{what}; known agents: {', '.join(AGENT_NAMES)}"
@@ -96,6 +98,8 @@ def _named_agent(key: str, rules: Rules, seed: int | None) -> Agent:
         agent = _network_file(_shipped_agent_for(rules), None, seed)  # the file was picked for these hands
         agent.name = "trained"
         return agent
+    if _is_search(key):
+        return _search_agent(key, rules, seed)
     return RuleBasedAgent(rules, key, seed=seed)
 
 
@@ -113,7 +117,7 @@ def load(spec: str | Path, rules: Rules | str | None = None, seed: int | None = 
         raise ValueError(f"agent spec {spec!r}: give an agent name ({', '.join(AGENT_NAMES)}), a run folder or a file")
     spec = str(spec)
     rules = None if rules is None else resolve_rules(rules)  # a Rules, a preset name or a dict of fields
-    if (key := spec.strip().lower()) in AGENT_NAMES:
+    if (key := spec.strip().lower()) in AGENT_NAMES or _is_search(key):
         return _named_agent(key, Rules() if rules is None else rules, seed)
     path = Path(spec)
     if MEMBER_SEPARATOR in spec and not path.exists():
@@ -136,6 +140,18 @@ def load(spec: str | Path, rules: Rules | str | None = None, seed: int | None = 
     if not hasattr(agent, "name"):
         agent.name = path.stem  # type: ignore[attr-defined]
     return agent
+
+
+def _is_search(key: str) -> bool:
+    """Whether a lower-cased spec names the search agent (``search`` or ``search:k=64,...``)."""
+    return key.partition(":")[0].strip() == "search"
+
+
+def _search_agent(spec: str, rules: Rules, seed: int | None) -> Agent:
+    """The search agent of a ``search:k=64,rollout=hard,budget_ms=50`` spec (see :mod:`agents.search`)."""
+    settings = parse_search_spec(spec)
+    rollout = RandomAgent(seed=seed) if settings.rollout == "random" else RuleBasedAgent(rules, settings.rollout)
+    return SearchAgent(rules, rollout, settings, seed=seed, name=spec)
 
 
 def _run_folder_agent(folder: Path) -> Path:

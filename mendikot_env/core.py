@@ -742,8 +742,10 @@ def trick_outlook_of(cards: list[Any], led: Any, trump: Any, trumps: Any, legal:
 
     Args:
         cards: the card each seat played to the trick (NO_CARD for none), seat by seat.
-        led, trump, trumps, legal: as the State's ``led_suit``, ``trump``, ``trick_trumps``
-            and :func:`legal_bits`.
+        led: as the State's ``led_suit``.
+        trump: as the State's ``trump``.
+        trumps: as the State's ``trick_trumps``.
+        legal: as :func:`legal_bits`.
         tables: ``OUTLOOK_TABLES[cut]`` (arrays), or ``OUTLOOK_LISTS[cut]`` for Python ints.
 
     Returns:

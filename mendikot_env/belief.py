@@ -1,0 +1,545 @@
+"""What one seat knows about the cards it cannot see, and deals sampled from that knowledge.
+
+A seat's observation (see :mod:`mendikot_env.observation`) fixes its own hand, every card
+played and by whom, the suits each seat has failed to follow, the revealed band card while it
+is back in the hider's hand, and so how many unseen cards each other hand holds. In band hukum
+the face-down card is one more hidden *slot* of one card for the three seats that did not hide
+it (any suit: a void of the hider says nothing about it, since the face-down card is not in
+the hand for following suit); the hider knows it.
+
+:class:`Belief` turns one observation into these constraints and samples complete deals
+uniformly among the deals consistent with them, exactly: cards of one suit are
+interchangeable, so the number of consistent deals is a sum over how many cards of each suit
+each slot holds, which a dynamic programme over the four suits counts
+(``P[s][caps]``: the ways to place the unseen cards of suits ``< s`` into slots with room
+``caps``). Sampling walks the suits backwards, draws each suit's counts in proportion to
+their completions, then deals the suit's cards at random in those counts. Every sample is a
+uniform draw; no rejection is involved.
+
+:func:`sample_worlds` builds core states from those deals, ready to be stepped by
+:func:`mendikot_env.core.step`: a search agent plays its candidate moves out in them.
+
+What the observation does not hold is filled in so that the rules play on identically: which
+cards each team took (only the counts of tens and tricks matter to the rules), the winners of
+earlier tricks (only the last one, the run holder, is kept), and, after the band card was
+played, which card it was. Uniform means the hider is assumed to have chosen its face-down
+card uniformly from its hand; a policy-weighted belief is not part of this module.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from functools import cache
+from math import factorial
+
+import numpy as np
+
+from .cards import CARD_BITS, NUM_CARDS, NUM_RANKS, TENS_MASK, pack_sets, set_to_cards, unpack_sets
+from .core import CARD_SETS, HIDE, NO_CARD, NO_SEAT, NO_SUIT, OVER, PLAY, State, legal_bits, pack_cards
+from .observation import ObservationEncoder
+from .rules import Rules
+from .seeding import make_rng
+
+NUM_SUITS = 4
+# Largest (samples x suit counts x slots) block drawn at once: bounds memory with 6 or 8 players.
+_BLOCK = 2_000_000
+
+
+@dataclass(frozen=True)
+class InfoState:
+    """Everything one seat knows at a decision: its observation, and its legal mask if it acts.
+
+    The mask settles the one public fact the observation leaves open: whether a player who
+    asked for the band card still owes a trump (it then shows in the legal actions).
+    """
+
+    rules: Rules
+    observation: np.ndarray  # (D,) float32 observation of one seat
+    mask: np.ndarray | None = None  # (53,) legal actions of that seat, when it is to act
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """One observation decoded into Python ints. Seats are relative: 0 is the observer.
+
+    Card sets are ints with bit ``c`` for card ``c``; seats and suits are -1 for none.
+    """
+
+    hand: int
+    my_face_down: int  # my face-down card (I hid it and it is still down), else -1
+    open_card: int
+    known: int  # the revealed band card while back in the hider's hand, else -1
+    trick: tuple[int, ...]  # card each relative seat played to the current trick, else -1
+    played: tuple[int, ...]  # card set each relative seat has played
+    voids: tuple[int, ...]  # 4-bit suit set each relative seat has failed to follow
+    led: int
+    trump_state: int  # 0 no trump yet, 1 face down, 2 known
+    trump: int
+    asked: bool
+    hider: int
+    revealed_by: int
+    leader: int
+    dealer: int
+    tens: tuple[int, int]  # mine, theirs
+    tricks: tuple[int, int]  # mine, theirs
+    middle: tuple[int, int]  # Dehla Pakad middle: tens, cards
+    run_holder: int
+    trick_no: int
+    phase: int  # HIDE, PLAY or OVER
+
+
+@cache
+def _encoder(rules: Rules) -> ObservationEncoder:
+    return ObservationEncoder(rules)
+
+
+def _index(onehot: np.ndarray) -> int:
+    """Index of the set entry of a one-hot vector, or -1 when it is all zero."""
+    hits = np.flatnonzero(onehot > 0.5)
+    return int(hits[0]) if hits.size else -1
+
+
+def read_view(rules: Rules, observation: np.ndarray) -> SeatView:
+    """Decode one seat's observation vector into a :class:`SeatView`.
+
+    Args:
+        rules: the rules the observation was encoded for.
+        observation: (D,) observation vector.
+
+    Returns:
+        The decoded view, relative seats as in the observation.
+    """
+    layout = _encoder(rules).layout
+    obs = np.asarray(observation, dtype=np.float32)
+    if obs.shape != (layout.size,):
+        raise ValueError(f"a belief needs one ({layout.size},) observation of {rules}, got shape {obs.shape}")
+    v = {name: layout.view(obs, name) for name in layout.pieces}
+    n = rules.n_players
+
+    def cards(plane: np.ndarray) -> int:
+        return int(pack_sets(plane > 0.5))
+
+    phase_hot = _index(v["phase"])
+    face_down = set_to_cards(cards(v["face_down"]))
+    open_cards, known = set_to_cards(cards(v["open_card"])), set_to_cards(cards(v["known"]))
+    return SeatView(
+        hand=cards(v["hand"]),
+        my_face_down=face_down[0] if face_down else -1,
+        open_card=open_cards[0] if open_cards else -1,
+        known=known[0] if known else -1,
+        trick=tuple(_index(v["trick"][k]) for k in range(n)),
+        played=tuple(cards(v["played"][k]) for k in range(n)),
+        voids=tuple(int(pack_sets(v["voids"][k] > 0.5)) for k in range(n)),
+        led=_index(v["led_suit"]),
+        trump_state=_index(v["trump_state"]),
+        trump=_index(v["trump_suit"]),
+        asked=bool(v["asked"][0] > 0.5),
+        hider=_index(v["hider"]),
+        revealed_by=_index(v["revealed_by"]),
+        leader=_index(v["leader"]),
+        dealer=_index(v["dealer"]),
+        tens=(_index(v["tens"][0]), _index(v["tens"][1])),
+        tricks=tuple(int(round(float(x) * rules.n_tricks)) for x in v["tricks"]),  # type: ignore[arg-type]
+        middle=(int(round(float(v["middle"][0]) * 4)), int(round(float(v["middle"][1]) * n * rules.n_tricks))),
+        run_holder=_index(v["run_holder"]),
+        trick_no=rules.n_tricks if phase_hot < 0 else _index(v["trick_number"]),
+        phase=OVER if phase_hot < 0 else (HIDE if phase_hot == 0 else PLAY),
+    )
+
+
+@dataclass(frozen=True)
+class Constraints:
+    """Where the unseen cards may lie. Slots ``0..n-1`` are the relative seats (0, the
+    observer, holds nothing unseen), slot ``n`` the face-down band card when the observer
+    does not know it."""
+
+    unseen: int  # card set to place
+    sizes: tuple[int, ...]  # (n + 1,) unseen cards each slot holds
+    allowed: tuple[tuple[bool, ...], ...]  # (n + 1, 4): the slot may hold cards of the suit
+
+
+def constraints(rules: Rules, view: SeatView) -> Constraints:
+    """The constraints on the unseen cards that ``view`` implies (see :class:`Constraints`).
+
+    Raises:
+        ValueError: the hand sizes do not add up to the unseen cards (not an observation of ``rules``).
+    """
+    n, h = rules.n_players, rules.hand_size
+    pack = sum(1 << int(c) for c in pack_cards(rules))
+    played = 0
+    for cards in view.played:
+        played |= cards
+    mine = view.hand | (1 << view.my_face_down if view.my_face_down >= 0 else 0)
+    known = 1 << view.known if view.known >= 0 else 0
+    unseen = pack & ~mine & ~played & ~known
+    face_down_slot = view.phase == PLAY and view.trump_state == 1 and view.my_face_down < 0
+    sizes = [0] * (n + 1)
+    for k in range(1, n):
+        hider = k == view.hider
+        sizes[k] = h - view.played[k].bit_count() - (hider and view.trump_state == 1) - (hider and view.known >= 0)
+    sizes[n] = int(face_down_slot)
+    allowed = [tuple(not (view.voids[k] >> s & 1) for s in range(NUM_SUITS)) for k in range(n)]
+    allowed.append((True,) * NUM_SUITS)
+    _check_variant(rules, view)
+    if sum(sizes) != unseen.bit_count() or min(sizes) < 0:
+        raise ValueError(
+            f"this observation is not one of {rules}: the other hands hold {sizes} cards "
+            f"but {unseen.bit_count()} cards are unseen"
+        )
+    return Constraints(unseen, tuple(sizes), tuple(allowed))
+
+
+def _check_variant(rules: Rules, view: SeatView) -> None:
+    """Refuse an observation whose trump method or collection is not that of ``rules``.
+
+    Raises:
+        ValueError: naming what the observation shows and the rules it was given as.
+    """
+    shows = []
+    band = view.hider >= 0
+    if band != (rules.trump == "band"):
+        shows.append("a band card hidden" if band else "no band card hidden")
+    if (view.open_card >= 0) != (rules.trump == "open"):
+        shows.append("an open draw" if view.open_card >= 0 else "no open draw")
+    if view.middle[1] > 0 and rules.collection != "dehla":
+        shows.append("a Dehla Pakad middle")
+    if shows:
+        raise ValueError(f"this observation shows {' and '.join(shows)}: it is not an observation of {rules}")
+
+
+def _suit_cards(unseen: int) -> list[np.ndarray]:
+    """The unseen card ids of each suit."""
+    ids = np.array(set_to_cards(unseen), dtype=np.int64)
+    return [ids[ids // NUM_RANKS == s] for s in range(NUM_SUITS)]
+
+
+def _compositions(count: int, allowed: np.ndarray, caps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Ways to split ``count`` cards of one suit over the slots: (V, S) counts per slot (0
+    where not allowed, at most ``caps``) and (V,) multinomial weights ``count! / prod(k!)``."""
+    slots = np.flatnonzero(allowed)
+    if slots.size == 0:
+        return np.zeros((0, caps.size), np.int64), np.zeros(0)
+    ranges = [range(min(count, int(caps[j])) + 1) for j in slots[:-1]]
+    rows = []
+    for head in itertools.product(*ranges):
+        last = count - sum(head)
+        if 0 <= last <= caps[slots[-1]]:
+            rows.append((*head, last))
+    parts = np.zeros((len(rows), caps.size), np.int64)
+    if rows:
+        parts[:, slots] = np.array(rows, dtype=np.int64)
+    weights = np.array([factorial(count) / np.prod([factorial(int(k)) for k in row]) for row in parts])
+    return parts, weights
+
+
+def _forward(sizes: np.ndarray, allowed: np.ndarray, counts: list[int]) -> list[np.ndarray]:
+    """P[s] for s = 0..4: ways to place the unseen cards of suits < s into slots of room
+    ``caps`` (an array over every caps vector up to ``sizes``). Each card multiplies the
+    generating polynomial by the sum of the slots allowed its suit: one shifted add per slot."""
+    shape = tuple(int(c) + 1 for c in sizes)
+    table = np.zeros(shape)
+    table[(0,) * len(shape)] = 1.0
+    tables = [table]
+    for suit, count in enumerate(counts):
+        for _ in range(count):
+            grown = np.zeros(shape)
+            for j in np.flatnonzero(allowed[:, suit]):
+                src = [slice(None)] * len(shape)
+                dst = [slice(None)] * len(shape)
+                src[j], dst[j] = slice(0, -1), slice(1, None)
+                grown[tuple(dst)] += table[tuple(src)]
+            table = grown
+        tables.append(table)
+    return tables
+
+
+class Belief:
+    """The uniform belief of one seat over the unseen cards, from its observation alone.
+
+    Args:
+        info: the seat's observation (and mask) with its rules.
+
+    Example:
+        >>> from mendikot_env import Rules, core, ObservationEncoder
+        >>> state = core.new_hands(Rules(), 1, rng=0)
+        >>> obs = ObservationEncoder(Rules()).encode(state, state.current)[0]
+        >>> Belief(InfoState(Rules(), obs)).sample_hands(5, rng=0).shape  # 4 seats, then the face-down slot
+        (5, 5)
+    """
+
+    def __init__(self, info: InfoState) -> None:
+        self.info = info
+        self.rules = info.rules
+        self.view = read_view(info.rules, info.observation)
+        self.constraints = constraints(info.rules, self.view)
+        sizes = np.array(self.constraints.sizes)
+        self._active = np.flatnonzero(sizes > 0)  # the slots with unseen cards
+        self._sizes = sizes[self._active]
+        self._allowed = np.array(self.constraints.allowed, dtype=bool)[self._active]
+        self._cards = _suit_cards(self.constraints.unseen)
+        self._tables = _forward(self._sizes, self._allowed, [c.size for c in self._cards])
+        self.count = float(self._tables[-1][tuple(self._sizes)])
+        if self.count <= 0:
+            raise ValueError("no deal is consistent with this observation (a seat is void in every suit left)")
+
+    def sample_hands(self, n: int, rng: np.random.Generator | int | None = None) -> np.ndarray:
+        """(n, slots) uint64: the unseen cards of every slot (relative seats, then the
+        face-down card) in n deals drawn uniformly from the consistent ones."""
+        rng = make_rng(rng, "rng")
+        out = np.zeros((n, len(self.constraints.sizes)), np.uint64)
+        if self._active.size == 0:
+            return out
+        caps = np.tile(self._sizes, (n, 1))
+        strides = np.array(self._tables[0].strides) // self._tables[0].itemsize
+        hidden = np.zeros((n, self._active.size), np.uint64)
+        for suit in reversed(range(NUM_SUITS)):
+            cards = self._cards[suit]
+            if cards.size == 0:
+                continue
+            parts, weights = _compositions(cards.size, self._allowed[:, suit], self._sizes)
+            counts = np.empty_like(caps)
+            flat_table = self._tables[suit].reshape(-1)
+            block = max(1, _BLOCK // max(1, parts.size))
+            for lo in range(0, n, block):  # blocks bound the (samples, V, S) arrays
+                rest = caps[lo : lo + block, None, :] - parts[None]
+                fits = (rest >= 0).all(axis=2)
+                ways = np.where(fits, flat_table[(np.maximum(rest, 0) * strides).sum(axis=2)], 0.0) * weights
+                cdf = np.cumsum(ways, axis=1)
+                target = rng.random(cdf.shape[0]) * cdf[:, -1]
+                counts[lo : lo + block] = parts[(cdf <= target[:, None]).sum(axis=1)]
+            caps -= counts
+            hidden |= _deal_suit(cards, counts, rng)
+        out[:, self._active] = hidden
+        return out
+
+    def card_marginals(self) -> np.ndarray:
+        """(slots, 52) exact chance that each unseen card lies in each slot (relative seats,
+        then the face-down card): counted, not sampled, by fixing the card in the slot."""
+        out = np.zeros((len(self.constraints.sizes), NUM_CARDS))
+        base = [c.size for c in self._cards]
+        for suit, cards in enumerate(self._cards):
+            for i, slot in enumerate(self._active):
+                if cards.size == 0 or not self._allowed[i, suit]:
+                    continue
+                sizes, counts = self._sizes.copy(), list(base)
+                sizes[i] -= 1
+                counts[suit] -= 1
+                ways = _forward(sizes, self._allowed, counts)[-1][tuple(sizes)]
+                out[slot, cards] = ways / self.count
+        return out
+
+    def face_down_posterior(self) -> np.ndarray:
+        """(52,) the chance of each card being the face-down band card while it is face down
+        (one-hot for the hider; all zero when no card is face down)."""
+        n = self.rules.n_players
+        out = np.zeros(NUM_CARDS)
+        if self.view.my_face_down >= 0:
+            out[self.view.my_face_down] = 1.0
+        elif self.constraints.sizes[n]:
+            out = self.card_marginals()[n]
+        return out
+
+    def trump_posterior(self) -> np.ndarray:
+        """(4,) the chance of each suit being trump: one-hot once trump is public (or for
+        the hider), the face-down card's suit posterior while it is down, else all zero."""
+        if self.view.trump >= 0:
+            return np.eye(NUM_SUITS)[self.view.trump]
+        return self.face_down_posterior().reshape(NUM_SUITS, NUM_RANKS).sum(axis=1)
+
+    def worlds(self, n: int, rng: np.random.Generator | int | None = None, seat: int = 0) -> State:
+        """n core states consistent with the observation (see :func:`sample_worlds`)."""
+        return build_worlds(self, self.sample_hands(n, rng), seat)
+
+
+def _deal_suit(cards: np.ndarray, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """(n, S) uint64: the cards of one suit dealt at random, ``counts[i, j]`` to slot j of sample i."""
+    n = counts.shape[0]
+    shuffled = cards[np.argsort(rng.random((n, cards.size)), axis=1)]
+    bounds = np.cumsum(counts, axis=1)
+    slot = (np.arange(cards.size)[None, :, None] >= bounds[:, None, :]).sum(axis=2)  # (n, u)
+    bits = CARD_BITS[shuffled]
+    return np.stack([np.where(slot == j, bits, 0).sum(axis=1) for j in range(counts.shape[1])], axis=1).astype(
+        np.uint64
+    )
+
+
+def sample_worlds(info_state: InfoState, n: int, rng: np.random.Generator | int | None = None, seat: int = 0) -> State:
+    """n core states (a batch of n) consistent with everything the seat knows, face-down card included.
+
+    Each is a uniform draw from the deals consistent with the observation, built so that the
+    core plays on from it exactly as from the true state: encoded for the seat, each gives
+    back the same observation (and, if the seat acts, the same legal mask).
+
+    Args:
+        info_state: the seat's observation (and mask) with its rules.
+        n: number of worlds.
+        rng: a Generator or a seed for the draw.
+        seat: the absolute seat to give the observer in the worlds (relative seat k sits
+            at ``(seat + k) % n_players``; the rules do not depend on the numbering).
+
+    Returns:
+        A :class:`~mendikot_env.core.State` of batch n.
+    """
+    return Belief(info_state).worlds(n, rng, seat)
+
+
+def build_worlds(belief: Belief, hidden: np.ndarray, seat: int = 0) -> State:
+    """Core states from a belief's view and sampled unseen cards (see :func:`sample_worlds`).
+
+    Two public facts are not in the observation: whether the band card was revealed in the
+    current trick (trump-suit cards played before the reveal do not count as trumps) and
+    whether an asker still owes a trump. Each reading is tried on the first world until its
+    encoding (and legal mask) matches the seat's; the facts are public, so all worlds share it.
+
+    Raises:
+        ValueError: no reading reproduces the observation (it is not one of these rules).
+    """
+    rules, view, info = belief.rules, belief.view, belief.info
+    encoder = _encoder(rules)
+    keep = np.ones(encoder.size, bool)
+    keep[slice(encoder.layout.pieces["match_score"].start, encoder.layout.pieces["match_score"].stop)] = False
+    readings = [(now, duty) for now in (False, True) for duty in (False, True)]
+    for reveal_now, duty in readings:
+        state = _world_state(rules, view, hidden, seat, reveal_now, duty)
+        first = state.select([0])
+        seen = encoder.encode(first, np.array([seat]))[0]
+        if not np.array_equal(seen[keep], np.asarray(info.observation, np.float32)[keep]):
+            continue
+        if info.mask is not None and int(legal_bits(first)[0]) != int(pack_sets(np.asarray(info.mask) != 0)):
+            continue
+        return state
+    raise ValueError(f"no game state of {rules} gives this observation: it was encoded for other rules or altered")
+
+
+def _world_state(rules: Rules, view: SeatView, hidden: np.ndarray, seat: int, reveal_now: bool, duty: bool) -> State:
+    """The States of one reading of the public facts (see :func:`build_worlds`)."""
+    n, B = rules.n_players, hidden.shape[0]
+    absolute = [(seat + k) % n for k in range(n)]  # absolute seat of relative seat k
+
+    def seat_of(rel: int) -> int:
+        return absolute[rel] if rel >= 0 else NO_SEAT
+
+    def per_seat(values: tuple[int, ...], dtype: type) -> np.ndarray:
+        row = np.zeros(n, dtype=dtype)
+        row[absolute] = values
+        return np.tile(row, (B, 1))
+
+    hands = np.zeros((B, n), np.uint64)
+    hands[:, absolute] = hidden[:, :n]
+    hands[:, seat] = view.hand
+    hider = seat_of(view.hider)
+    if view.known >= 0:
+        hands[:, hider] |= np.uint64(1 << view.known)
+    face_down_up = view.phase == PLAY and view.trump_state == 1
+    if view.my_face_down >= 0:
+        face_down = np.full(B, view.my_face_down)
+    elif face_down_up:
+        face_down = _first_card(hidden[:, n])
+    else:
+        face_down = np.full(B, NO_CARD)
+    trick_cards = per_seat(view.trick, np.int64)
+    trump = view.trump if view.trump_state == 2 else NO_SUIT
+    played = per_seat(view.played, np.uint64)
+    deal = hands | played
+    if hider >= 0:
+        deal[:, hider] |= CARD_SETS[face_down]
+    taken, middle = _taken_sets(rules, view, seat)
+    full = lambda value: np.full(B, value, dtype=np.int64)  # noqa: E731
+    return State(
+        rules=rules,
+        hands=hands,
+        phase=full(view.phase),
+        dealer=full(seat_of(view.dealer)),
+        current=full(_current(rules, view, absolute)),
+        leader=full(seat_of(view.leader) if view.phase != OVER else NO_SEAT),
+        trick_no=full(view.trick_no),
+        trick_cards=trick_cards,
+        trick_size=full(sum(card >= 0 for card in view.trick)),
+        led_suit=full(view.led),
+        trick_trumps=np.full(B, _trick_trumps(rules, view, trump, reveal_now), dtype=np.uint64),
+        trump=full(trump),
+        face_down=face_down.astype(np.int64),
+        band_card=np.where(face_down >= 0, face_down, view.known).astype(np.int64),
+        known_card=full(view.known),
+        hider=full(hider),
+        revealed_by=full(seat_of(view.revealed_by)),
+        reveal_trick=full(-1 if view.revealed_by < 0 else (view.trick_no if reveal_now else max(view.trick_no - 1, 0))),
+        asked=np.full(B, view.asked),
+        duty=np.full(B, duty),
+        open_card=full(view.open_card),
+        played=played,
+        voids=per_seat(view.voids, np.uint8),
+        taken=np.tile(np.array(taken, np.uint64), (B, 1)),
+        middle=np.full(B, middle, dtype=np.uint64),
+        last_winner=full(seat_of(view.run_holder)),
+        trick_winners=np.tile(_trick_winners(rules, view, absolute), (B, 1)),
+        deal=deal,
+    )
+
+
+def _first_card(sets: np.ndarray) -> np.ndarray:
+    """(B,) the card of each one-card set."""
+    return np.argmax(unpack_sets(sets), axis=1).astype(np.int64)
+
+
+def _current(rules: Rules, view: SeatView, absolute: list[int]) -> int:
+    """The absolute seat to act: the hider while hiding, the next in the trick while playing."""
+    if view.phase == OVER:
+        return NO_SEAT
+    if view.phase == HIDE:
+        return absolute[view.hider]
+    return absolute[(view.leader + sum(card >= 0 for card in view.trick)) % rules.n_players]
+
+
+def _trick_trumps(rules: Rules, view: SeatView, trump: int, reveal_now: bool) -> int:
+    """Card set of the current trick's cards that count as trumps. Band hukum with the reveal
+    in this trick (``reveal_now``): only those played from the revealing seat's turn on."""
+    if trump < 0:
+        return 0
+    n = rules.n_players
+    counted = 0
+    for k, card in enumerate(view.trick):
+        after_reveal = not reveal_now or (k - view.leader) % n >= (view.revealed_by - view.leader) % n
+        if card >= 0 and card // NUM_RANKS == trump and after_reveal:
+            counted |= 1 << card
+    return counted
+
+
+def _taken_sets(rules: Rules, view: SeatView, seat: int) -> tuple[list[int], int]:
+    """Card sets of team 0, team 1 and the Dehla Pakad middle with the observed counts of tens
+    and cards: which cards each took is not observed, and the rules read only the counts."""
+    n = rules.n_players
+    played = 0
+    for cards in view.played:
+        played |= cards
+    trick = sum(1 << card for card in view.trick if card >= 0)
+    done = played & ~trick
+    tens = set_to_cards(done & int(TENS_MASK))
+    plain = set_to_cards(done & ~int(TENS_MASK))
+    wanted = [(view.middle[0], view.middle[1]), (view.tens[0], view.tricks[0] * n), (view.tens[1], view.tricks[1] * n)]
+    sets = []
+    for ten_count, card_count in wanted:
+        chosen, tens = tens[:ten_count], tens[ten_count:]
+        rest, plain = plain[: card_count - ten_count], plain[card_count - ten_count :]
+        sets.append(sum(1 << card for card in chosen + rest))
+    mine = seat % 2
+    teams = [sets[1], sets[2]] if mine == 0 else [sets[2], sets[1]]
+    return teams, sets[0]
+
+
+def _trick_winners(rules: Rules, view: SeatView, absolute: list[int]) -> np.ndarray:
+    """(T,) winners of the completed tricks as far as the counts tell: the last is the run
+    holder; the earlier ones are filled with a seat of each team as often as it took tricks."""
+    out = np.full(rules.n_tricks, NO_SEAT, dtype=np.int64)
+    done = min(view.trick_no, rules.n_tricks)
+    if done == 0 or view.run_holder < 0:
+        return out
+    last_mine = view.run_holder % 2 == 0
+    earlier = [absolute[0]] * max(view.tricks[0] - last_mine, 0) + [absolute[1]] * max(
+        view.tricks[1] - (not last_mine), 0
+    )
+    earlier = (earlier + [absolute[0]] * done)[: done - 1]
+    out[: done - 1] = earlier
+    out[done - 1] = absolute[view.run_holder]
+    return out
