@@ -119,3 +119,31 @@ def test_callgrind_counts_this_checkout_and_the_same_work_the_same(tmp_path, mon
     again, steps_again = bench_instructions.count(Rules(), "core", 1)
     assert steps == steps_again == 52
     assert abs(first - again) < 0.001 * first
+
+
+# ------------------------------------------------------------------ --search
+
+
+def test_bench_search_prints_a_row_per_k_and_saves_the_plot(tmp_path, capsys) -> None:
+    path = tmp_path / "search.png"
+    assert main(["bench", "--search", "--k", "2", "4", "--deals", "2", "--plot", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "trump='cut'" in lines[0] and "against hard: 2 duplicate deal pairs per K" in lines[1]
+    assert lines[2].split() == ["K", "win", "rate", "CI", "low", "CI", "high", "ms/decision", "deals"]
+    rows = [line.split() for line in lines[3:5]]
+    assert [row[0] for row in rows] == ["2", "4"] and [row[-1] for row in rows] == ["2", "2"]
+    for row in rows:
+        rate, low, high = (float(x.rstrip("%")) for x in row[1:4])
+        assert 0 <= low <= rate <= high <= 100 and float(row[4]) > 0
+    assert lines[5] == f"plot: {path}" and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bench_search_refuses_a_missing_matplotlib_or_opponent_before_playing(monkeypatch, capsys) -> None:
+    from mendikot_env.commands import bench_search
+
+    monkeypatch.setattr(bench_search, "sweep", lambda *a, **k: pytest.fail("played before checking its input"))
+    monkeypatch.setitem(__import__("sys").modules, "matplotlib.figure", None)
+    assert main(["bench", "--search", "--plot", "out.png"]) == 2
+    assert "mendikot bench: error: --plot needs matplotlib" in capsys.readouterr().err
+    assert main(["bench", "--search", "--opponent", "nope"]) == 2
+    assert "mendikot bench: error: unknown agent 'nope'" in capsys.readouterr().err

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -40,6 +41,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="instead: instructions per step at B = 1 counted by valgrind (steady where timings drift; a few minutes)",
     )
+    instead.add_argument(
+        "--search",
+        action="store_true",
+        help="instead: win rate against --opponent and CPU ms per decision at batch one of search:k=K, per --k",
+    )
+    parser.add_argument(
+        "--k", type=positive_int, nargs="+", default=[4, 8, 16, 32, 64, 128, 256], help="with --search: the K swept"
+    )
+    parser.add_argument("--deals", type=positive_int, default=60, help="with --search: duplicate deal pairs per K")
+    parser.add_argument("--opponent", default="hard", help="with --search: the agent played against (agents.make name)")
+    parser.add_argument("--seed", type=int, default=1, help="with --search: seed of the deals, agents and timed hands")
+    parser.add_argument("--plot", type=Path, default=None, help="with --search: also save a PNG plot here (matplotlib)")
     parser.add_argument(
         "--precision",
         choices=PRECISIONS,
@@ -179,6 +192,10 @@ def update_rate(rules: Rules, seconds: float, precision: str = "float32") -> flo
 def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     print(f"rules: {rules}")
+    if args.search:
+        from .bench_search import run as run_search  # lazily: the agents package is needed only here
+
+        return run_search(rules, args.k, args.deals, args.opponent, args.seed, args.plot)
     if args.training:
         import torch
 
