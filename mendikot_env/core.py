@@ -419,24 +419,55 @@ def legal_bits(state: State) -> np.ndarray:
     follow while the band card is still face down (reveal="ask").
     """
     rules = state.rules
-    # current is NO_SEAT (-1) only when the hand is over: it then reads the last seat's
-    # (empty) hand, and the result is masked to 0 below.
+    band, ask = rules.trump == "band", rules.trump == "band" and rules.reveal == "ask"
+    if state.batch_size == 1:  # one game (the AEC env's): the rule on its numbers, read once
+        # current is NO_SEAT (-1) only when the hand is over: it then reads the last seat's
+        # (empty) hand, and the rule masks the result to 0.
+        duty = band and state.duty.item(0)
+        bits = _legal_rule(
+            state.hands.item(0, state.current.item(0)), state.led_suit.item(0), duty, state.trump.item(0),
+            state.face_down.item(0), state.phase.item(0), ask, _LEGAL_LISTS,
+        )  # fmt: skip
+        return np.array([bits], dtype=np.uint64)
     hand = state.hands.reshape(-1)[_rows(state.batch_size) * rules.n_players + state.current]
-    led = state.led_suit
+    # The trumping duty holds only just after an ask: most steps skip its three calls.
+    duty = band and ((True in state.duty.tolist()) if state.batch_size <= _FEW_GAMES else bool(state.duty.any()))
+    duty = state.duty if duty else False
+    return _legal_rule(hand, state.led_suit, duty, state.trump, state.face_down, state.phase, ask, _LEGAL_TABLES)
+
+
+def _legal_rule(
+    hand: Any, led: Any, duty: Any, trump: Any, face_down: Any, phase: Any, ask: bool, tables: tuple
+) -> Any:
+    """The rule of :func:`legal_bits`, with operators and table lookups only: for one game's
+    Python ints or (B,) arrays alike (``tables``: _LEGAL_LISTS or _LEGAL_TABLES).
+
+    ``duty`` is False when no game has the trumping duty (its lookups are then skipped);
+    ``ask``: the rules let a player ask for the band card.
+    """
+    must_from, suit_sets, ask_bit, select = tables
     # The led suit held, or the whole hand when leading. A seat to act always holds a card
     # before the end (the hider's face-down card comes back before their last turn), so a
     # leader never falls through to ``free`` and its ask bit.
-    must = hand & MUST_PLAY_FROM[led]
+    must = hand & must_from[led]
     free = hand  # a follower who cannot follow
-    if rules.trump == "band":
-        # The trumping duty holds only just after an ask: most steps skip its three calls.
-        if (True in state.duty.tolist()) if state.batch_size <= _FEW_GAMES else state.duty.any():
-            trumps = hand & SUIT_SETS[state.trump]
-            free = np.where(state.duty & (trumps != 0), trumps, hand)
-        if rules.reveal == "ask":
-            free = free | (ASK_BIT * (state.face_down >= 0))
-    bits = np.where(must != 0, must, free)
-    return bits * (state.phase != OVER)
+    if duty is not False:  # just after an ask: trumps only, if the asker holds any
+        trumps = hand & suit_sets[trump]
+        free = select(duty & (trumps != 0), trumps, hand)
+    if ask:
+        free = free | ask_bit * (face_down >= 0)
+    return select(must != 0, must, free) * (phase != OVER)
+
+
+def _select(condition: Any, yes: Any, no: Any) -> Any:
+    """``np.where`` for one game's Python values."""
+    return yes if condition else no
+
+
+# legal_bits' tables: arrays and np.where for a batch, lists and _select for one game's
+# Python ints (index -1 reads the last entry of either).
+_LEGAL_TABLES = (MUST_PLAY_FROM, SUIT_SETS, ASK_BIT, np.where)
+_LEGAL_LISTS = (MUST_PLAY_FROM.tolist(), SUIT_SETS.tolist(), int(ASK_BIT), _select)
 
 
 def legal_action_mask(state: State) -> np.ndarray:
@@ -449,6 +480,9 @@ _ROWS: dict[int, np.ndarray] = {}
 _NEXT_SEAT = {n: np.roll(np.arange(n), -1) for n in PLAYER_COUNTS}
 for _table in _NEXT_SEAT.values():
     _table.flags.writeable = False
+# _play_rule's tables by player count: arrays for a batch, lists for one game's Python ints.
+_PLAY_TABLES = {n: (CARD_SETS, SUIT_OF, _NEXT_SEAT[n], np.where) for n in PLAYER_COUNTS}
+_PLAY_LISTS = {n: (*(table.tolist() for table in tables[:3]), _select) for n, tables in _PLAY_TABLES.items()}
 
 
 def _rows(batch_size: int) -> np.ndarray:
@@ -492,7 +526,10 @@ def step(state: State, actions: Any, check: bool = True, active: np.ndarray | No
     if actions.dtype != np.int64:
         actions = actions.astype(np.int64)
     if _all_plain_plays(state, actions, active):
-        _play(state, slice(None), _rows(B), actions)
+        if B == 1:  # one game (the AEC env's): the rules run on its numbers as Python ints
+            _play(state, 0, 0, actions.item(0))
+        else:
+            _play(state, slice(None), _rows(B), actions)
     else:
         _step_special(state, actions, _live(state, active))
 
@@ -577,77 +614,120 @@ def _reveal(state: State, games: np.ndarray, by: np.ndarray, asked: bool) -> Non
     state.duty[games] = asked
 
 
-def _play(state: State, sel: slice | np.ndarray, games: np.ndarray, cards: np.ndarray) -> None:
+def _play(state: State, sel: slice | np.ndarray | int, games: np.ndarray | int, cards: np.ndarray | int) -> None:
     """Each acting seat plays a card; completes tricks and starts the next turn.
 
     ``sel`` selects the playing games (a full slice on the fast path, else indices) and
-    ``games`` holds their indices; both address the same games.
-    """
-    n = state.rules.n_players
-    seat = state.current[sel]
-    flat = games * n + seat  # index into the (B * n) flattened per-seat arrays
-    bit = CARD_BITS[cards]
-    suit = SUIT_OF[cards]
-    hands = state.hands.reshape(-1)
-    hands[flat] ^= bit  # the card is in the hand (legal), so XOR removes it
-    played = state.played.reshape(-1)
-    played[flat] |= bit
-    led = state.led_suit[sel]
-    leading = led < 0
-    led = np.where(leading, suit, led)
-    state.led_suit[sel] = led
-    off = suit != led
-    if np.count_nonzero(off):
-        voids = state.voids.reshape(-1)
-        voids[flat[off]] |= np.left_shift(1, led[off]).astype(np.uint8)
-        if state.rules.trump == "cut":
-            # The first card that fails to follow sets trump and already counts as one.
-            g = games[off]
-            sets = state.trump[g] < 0
-            state.trump[g[sets]] = suit[off][sets]
-    state.trick_trumps[sel] |= bit * (suit == state.trump[sel])
-    state.trick_cards.reshape(-1)[flat] = cards
-    if state.rules.trump == "band":
-        known = state.known_card[sel]
-        state.known_card[sel] = np.where(known == cards, NO_CARD, known)
-        state.duty[sel] = False
-    size = state.trick_size[sel] + 1
-    state.trick_size[sel] = size
-    state.current[sel] = _NEXT_SEAT[n][seat]
-    full = size == n
-    finished = np.count_nonzero(full)
-    if finished == full.size and isinstance(sel, slice):
-        _finish_tricks(state, sel, games)  # every game's trick is complete (lockstep play)
-    elif finished:
-        ended = games[full]
-        _finish_tricks(state, ended, ended)
-    if state.rules.trump == "band":
-        _start_turns(state, games)
-
-
-def _finish_tricks(state: State, sel: slice | np.ndarray, games: np.ndarray) -> None:
-    """Score completed tricks: the highest counting trump, else the highest card led.
-
-    ``sel`` and ``games`` address the same games, as in :func:`_play`.
+    ``games`` holds their indices; both address the same games. A batch of one plays with
+    all three Python ints (0, 0 and the card): :func:`_play_rule` then runs on its numbers,
+    and only reading them and the writes for the rare cases differ.
     """
     rules = state.rules
-    cards = state.trick_cards[sel]
-    bits = CARD_SETS[cards]
-    led = state.led_suit[sel]
-    score = card_strength(cards, led, state.trump[sel], state.trick_trumps[sel])
-    winner = np.argmax(score, axis=1)
+    n = rules.n_players
+    one = isinstance(cards, int)
+    read, tables = (np.ndarray.item, _PLAY_LISTS[n]) if one else (np.ndarray.__getitem__, _PLAY_TABLES[n])
+    seat = read(state.current, sel)
+    flat = games * n + seat  # index into the (B * n) flattened per-seat arrays
+    band = rules.trump == "band"
+    known = read(state.known_card, sel) if band else NO_CARD
+    cut = rules.trump == "cut"
+    bit, led, off, trump, counts, known, nxt = _play_rule(
+        cards, seat, read(state.led_suit, sel), read(state.trump, sel), known, cut, tables
+    )
+    hands, played = state.hands.reshape(-1), state.played.reshape(-1)
+    hands[flat] = read(hands, flat) ^ bit  # the card is in the hand (legal), so XOR removes it
+    played[flat] = read(played, flat) | bit
+    state.led_suit[sel] = led
+    voids = state.voids.reshape(-1)
+    if one:  # few plays fail to follow: write only theirs
+        if off:
+            voids[flat] = voids.item(flat) | 1 << led
+    elif np.count_nonzero(off):
+        voids[flat[off]] |= np.left_shift(1, led[off]).astype(np.uint8)
+    if cut:
+        state.trump[sel] = trump
+    state.trick_trumps[sel] |= counts
+    state.trick_cards.reshape(-1)[flat] = cards
+    if band:
+        state.known_card[sel] = known
+        state.duty[sel] = False
+    size = read(state.trick_size, sel) + 1
+    state.trick_size[sel] = size
+    state.current[sel] = nxt
+    if one:
+        if size == n:
+            _finish_tricks(state, 0, 0)
+    else:
+        full = size == n
+        finished = np.count_nonzero(full)
+        if finished == full.size and isinstance(sel, slice):
+            _finish_tricks(state, sel, games)  # every game's trick is complete (lockstep play)
+        elif finished:
+            ended = games[full]
+            _finish_tricks(state, ended, ended)
+    if band:
+        _start_turns(state, _rows(1) if one else games)
+
+
+def _play_rule(card: Any, seat: Any, led: Any, trump: Any, known: Any, cut: bool, tables: tuple) -> tuple:
+    """What a card played changes, with operators and table lookups only: for one game's
+    Python ints or (B,) arrays alike (``tables``: _PLAY_LISTS[n] or _PLAY_TABLES[n]).
+
+    Returns:
+        (bit, led, off, trump, counts, known, next seat): the card's bit; the led suit (the
+        card's own when it leads); whether it fails to follow (the seat is then void in the
+        led suit); trump after it; its bit if it counts as a trump in this trick (else 0);
+        the revealed band card still in a hand; the seat to play next.
+    """
+    card_sets, suits, next_seat, select = tables
+    bit, suit = card_sets[card], suits[card]
+    led = select(led < 0, suit, led)  # a lead sets the led suit
+    off = suit != led
+    if cut:  # the first card that fails to follow sets trump and already counts as one
+        trump = select(off & (trump < 0), suit, trump)
+    counts = bit * (suit == trump)
+    known = select(known == card, NO_CARD, known)  # played: no longer back in a hand
+    return bit, led, off, trump, counts, known, next_seat[seat]
+
+
+def _finish_tricks(state: State, sel: slice | np.ndarray | int, games: np.ndarray | int) -> None:
+    """Score completed tricks: the highest counting trump, else the highest card led.
+
+    ``sel`` and ``games`` address the same games, as in :func:`_play` (Python ints 0 for a
+    batch of one, whose winner :func:`trick_winner_of` finds on its numbers).
+    """
+    rules = state.rules
+    if isinstance(games, int):
+        read, select = np.ndarray.item, _select
+        cards = state.trick_cards.tolist()[0]
+        tables = OUTLOOK_LISTS[int(rules.trump == "cut")]
+        led, trump, trumps = state.led_suit.item(0), state.trump.item(0), state.trick_trumps.item(0)
+        winner = trick_winner_of(cards, led, trump, trumps, tables)[0]
+        trick_set = 0
+        for card in cards:
+            trick_set |= tables[0][card]
+    else:
+        read, select = np.ndarray.__getitem__, np.where
+        cards = state.trick_cards[sel]
+        score = card_strength(cards, state.led_suit[sel], state.trump[sel], state.trick_trumps[sel])
+        winner = np.argmax(score, axis=1)
+        trick_set = union(CARD_SETS[cards])
     team = winner % 2
-    trick_set = union(bits)
-    trick_no = state.trick_no[sel]
+    trick_no = read(state.trick_no, sel)
+    taken = state.taken.reshape(-1)
     if rules.collection == "mendikot":
-        state.taken.reshape(-1)[games * 2 + team] |= trick_set
+        mine = games * 2 + team
+        taken[mine] = read(taken, mine) | trick_set
     else:
         # Dehla Pakad: the middle goes to a seat that wins two tricks in a row, and the
         # winner of the last trick takes whatever is left.
-        middle = state.middle[sel] | trick_set
-        take = (winner == state.last_winner[sel]) | (trick_no == rules.n_tricks - 1)
-        state.taken[games[take], team[take]] |= middle[take]
-        state.middle[sel] = np.where(take, np.uint64(0), middle)
+        middle = read(state.middle, sel) | trick_set
+        take = (winner == read(state.last_winner, sel)) | (trick_no == rules.n_tricks - 1)
+        if not isinstance(games, int):
+            state.taken[games[take], team[take]] |= middle[take]
+        elif take:
+            taken[team] = taken.item(team) | middle
+        state.middle[sel] = select(take, 0, middle)
     state.last_winner[sel] = winner
     state.trick_winners.reshape(-1)[games * rules.n_tricks + trick_no] = winner
     next_trick = trick_no + 1  # before the write below: on the fast path trick_no is a view
@@ -658,8 +738,11 @@ def _finish_tricks(state: State, sel: slice | np.ndarray, games: np.ndarray) -> 
     state.trick_trumps[sel] = 0
     state.leader[sel] = winner
     over = next_trick == rules.n_tricks
-    state.current[sel] = np.where(over, NO_SEAT, winner)
-    if np.count_nonzero(over):
+    state.current[sel] = select(over, NO_SEAT, winner)
+    if isinstance(games, int):
+        if over:
+            state.phase[sel] = OVER
+    elif np.count_nonzero(over):
         state.phase[games[over]] = OVER
 
 
@@ -751,7 +834,21 @@ def trick_outlook_of(cards: list[Any], led: Any, trump: Any, trumps: Any, legal:
     Returns:
         (winning, takers): as :func:`trick_outlook`'s, ``winning`` the position in ``cards``.
     """
-    card_sets, strengths_8, takers, larger = tables
+    winning, kind, best = trick_winner_of(cards, led, trump, trumps, tables)
+    # Against strength -1 (an empty trick) every card is a taker; no taker is the ask bit.
+    return winning, legal & tables[2][_takers_index(kind, best)]
+
+
+def trick_winner_of(cards: list[Any], led: Any, trump: Any, trumps: Any, tables: tuple) -> tuple[Any, Any, Any]:
+    """Who is winning a trick, for one game's Python ints or (B,) arrays alike (the first
+    half of :func:`trick_outlook_of`, with its arguments; the step scores a trick of one
+    game with it).
+
+    Returns:
+        (winning, kind, best): the position in ``cards`` of the winning card (NO_SEAT for an
+        empty trick), the trick's :func:`_trick_kind` and its best strength (-1 if empty).
+    """
+    card_sets, strengths_8, _, larger = tables
     kind = _trick_kind(led, trump)
     row = _strength_row(kind)
     # Max and argmax over the seats in one pass of pairwise maxima: key = strength * 8 +
@@ -761,8 +858,7 @@ def trick_outlook_of(cards: list[Any], led: Any, trump: Any, trumps: Any, legal:
         key = strengths_8[_strength_index(row, card, (card_sets[card] & trumps) != 0)] + (7 - seat)
         best_key = larger(best_key, key)
     winning = 7 - (best_key & 7) - (best_key < 0)  # NO_SEAT for an empty trick
-    # Against strength -1 (an empty trick) every card is a taker; no taker is the ask bit.
-    return winning, legal & takers[_takers_index(kind, best_key >> 3)]
+    return winning, kind, best_key >> 3
 
 
 def if_played(cards: np.ndarray, led: np.ndarray, trump: np.ndarray, cut: bool) -> tuple[np.ndarray, np.ndarray]:

@@ -17,6 +17,26 @@ def test_core_rate_counts_whole_hands_and_their_plays() -> None:
     assert hands > 0 and plays == pytest.approx(52 * hands)  # every hand is 52 card plays
 
 
+def test_bench_prints_connect_four_in_the_same_loop_and_the_ratio(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.setattr(bench, "core_rate", lambda *args: (1.0, 52.0))
+    stepped = []
+
+    def fake_rate(env, seconds: float) -> float:
+        stepped.append(str(env))
+        return 2000.0 if "connect_four" in str(env) else 2200.0
+
+    monkeypatch.setattr(bench, "aec_env_rate", fake_rate)
+    assert main(["bench", "--batch-sizes", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert stepped == ["mendikot_v0", "mendikot_v0", "connect_four_v3"]
+    assert lines[-2].startswith("PettingZoo connect_four_v3") and lines[-2].endswith("2,000 steps/s")
+    assert lines[-1] == "wrapped env() / connect_four_v3: 1.10x the steps per second"
+
+
+def test_aec_env_rate_steps_connect_four_in_the_same_loop() -> None:
+    assert bench.aec_env_rate(bench_instructions.connect_four(), seconds=0.05) > 0
+
+
 def test_training_rate_splits_the_time_and_uses_the_pool_only_when_asked() -> None:
     self_play = training_rate(Rules(), seconds=0.01, pool=False)
     pooled = training_rate(Rules(), seconds=0.01, pool=True)
@@ -59,6 +79,7 @@ def test_replay_plays_the_same_planned_hands_through_every_measure() -> None:
         assert bench_instructions.replay(rules, measure, 3) == 3 * 52
     for measure in ("raw", "wrapped"):  # the raw env would raise on an action off the plan
         assert bench_instructions.replay(rules, measure, 3) == 3 * (52 + 4)  # + every agent's None step
+    assert bench_instructions.replay(rules, "connect_four_v3", 3) > 3 * 8  # PettingZoo's, in the same loop
     band = Rules.preset("band")
     assert bench_instructions.replay(band, "core", 3) > 3 * 53  # the hide, and some asks
 
@@ -97,9 +118,11 @@ def test_bench_instructions_prints_a_row_per_measure(monkeypatch: pytest.MonkeyP
     assert main(["bench", "--instructions", "--rules", "band"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert "trump='band'" in lines[0] and "instructions/step" in lines[1]
-    assert lines[2:] == [
+    assert lines[2:-1] == [
         f"{label:<34}{1:>6}{1000 * len(measure):>26,}" for measure, label in bench_instructions.MEASURES.items()
     ]
+    ratio = len("connect_four_v3") / len("wrapped")  # instructions: fewer is faster
+    assert lines[-1] == f"wrapped env() / connect_four_v3: {ratio:.2f}x the steps per second"
     with pytest.raises(SystemExit):  # one or the other: each replaces the timed table
         main(["bench", "--instructions", "--training"])
     assert "argument --training: not allowed with argument --instructions" in capsys.readouterr().err

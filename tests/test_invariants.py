@@ -450,6 +450,32 @@ def test_small_batches_step_exactly_as_large_ones(name: str) -> None:
     assert paths == {True, False}
 
 
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_a_batch_of_one_steps_exactly_as_a_batch(name: str) -> None:
+    """At B = 1 the core runs its rules on one game's Python ints (the AEC env's case), in a
+    batch on arrays: each game played alone equals the same game in the batch, every field
+    and legal set after every step, through hides, asks, trick ends and the end of the hand."""
+    rules = VARIANTS[name]
+    rng = np.random.default_rng([78, sorted(VARIANTS).index(name)])
+    games = 24
+    batch = core.new_hands(rules, games, rng)
+    alone = [batch.select([g]) for g in range(games)]
+    steps = 0
+    while not batch.done.all():
+        bits = core.legal_bits(batch)
+        actions = core.random_legal_actions(bits, rng)
+        core.step(batch, np.maximum(actions, 0))
+        for g, one in enumerate(alone):
+            assert core.legal_bits(one).tolist() == [bits[g]], (name, steps, g)
+            if actions[g] >= 0:
+                core.step(one, actions[g : g + 1])
+            for f in dataclasses.fields(batch):
+                if f.name != "rules":
+                    assert np.array_equal(getattr(one, f.name)[0], getattr(batch, f.name)[g]), (name, steps, g, f.name)
+        steps += 1
+    assert steps >= rules.n_tricks * rules.n_players
+
+
 def test_step_refuses_an_active_mask_of_the_wrong_shape() -> None:
     state = core.new_hands(Rules(), 3, 0)
     actions = core.random_legal_actions(core.legal_bits(state), np.random.default_rng(0))

@@ -15,15 +15,18 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import importlib
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import numpy as np
+from pettingzoo import AECEnv
 
 from .. import core
 from ..env import env as wrapped_env
@@ -37,7 +40,32 @@ MEASURES = {
     "core+obs": "core + acting seat's observation",
     "raw": "AEC env.step, raw_env()",
     "wrapped": "AEC env.step, wrapped env()",
+    "connect_four_v3": "PettingZoo connect_four_v3",
 }
+# PettingZoo's own classic env, stepped in the same loop as the AEC rows: the yardstick.
+YARDSTICK = "connect_four_v3"
+
+
+def connect_four() -> AECEnv:
+    """PettingZoo's ``connect_four_v3`` env (imported here: only the bench needs it).
+
+    Its module imports pygame, which only draws its renders; without pygame installed a
+    stand-in module is lent for the import (the bench never renders).
+    """
+    name = "pettingzoo.classic.connect_four.connect_four"  # what connect_four_v3 gives, without its warning
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name != "pygame":
+            raise
+        sys.modules["pygame"] = types.ModuleType("pygame")
+        try:
+            module = importlib.import_module(name)
+        finally:
+            del sys.modules["pygame"]
+    return module.env()
+
+
 PLANNED_DEALS = 3  # the replay cycles through this many recorded hands
 
 
@@ -54,18 +82,36 @@ def _planned_hands(rules: Rules) -> list[list[np.ndarray]]:
     return plans
 
 
+def _planned_games(env: AECEnv) -> list[list[np.ndarray]]:
+    """The actions of a few random legal games of ``env`` (connect_four_v3), as for hands."""
+    rng = np.random.default_rng(0)
+    plans = []
+    for seed in range(PLANNED_DEALS):
+        env.reset(seed=seed)
+        actions = []
+        for _ in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+            else:
+                actions.append(rng.choice(np.flatnonzero(observation["action_mask"]), size=1))
+                env.step(int(actions[-1][0]))
+        plans.append(actions)
+    return plans
+
+
 def replay(rules: Rules, measure: str, hands: int) -> int:
     """Play ``hands`` planned hands through ``measure``; return the steps taken.
 
     The fixed work that valgrind counts: no timing, no randomness, collection off.
     ``measure`` is one of :data:`MEASURES` (the bench command runs each of them).
     """
-    plans = _planned_hands(rules)
     encoder = ObservationEncoder(rules)
     env = None
-    if measure in ("raw", "wrapped"):
-        env = raw_env(rules) if measure == "raw" else wrapped_env(rules)
+    if measure in ("raw", "wrapped", YARDSTICK):
+        env = connect_four() if measure == YARDSTICK else raw_env(rules) if measure == "raw" else wrapped_env(rules)
         env.reset(seed=0)
+    plans = _planned_games(env) if measure == YARDSTICK else _planned_hands(rules)
     gc.collect()
     gc.disable()
     steps = 0
