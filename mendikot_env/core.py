@@ -523,13 +523,13 @@ def step(state: State, actions: Any, check: bool = True, active: np.ndarray | No
             raise ValueError(f"active needs one bool per game: shape ({B},) bool, got {active.shape} {active.dtype}")
     if check:
         _check_actions(state, actions, _live(state, active))
+    if B == 1 and active is None and state.phase.item(0) == PLAY and actions.item(0) != ASK_ACTION:
+        _play(state, 0, 0, actions.item(0))  # one game (the AEC env's): the rules run on its Python ints
+        return
     if actions.dtype != np.int64:
         actions = actions.astype(np.int64)
     if _all_plain_plays(state, actions, active):
-        if B == 1:  # one game (the AEC env's): the rules run on its numbers as Python ints
-            _play(state, 0, 0, actions.item(0))
-        else:
-            _play(state, slice(None), _rows(B), actions)
+        _play(state, slice(None), _rows(B), actions)
     else:
         _step_special(state, actions, _live(state, active))
 

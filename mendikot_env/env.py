@@ -192,7 +192,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from . import aec_wrappers, core
-from .cards import NUM_ACTIONS, action_index, is_integer, set_to_cards, unpack_sets
+from .cards import NUM_ACTIONS, action_index, is_integer, set_to_cards
 from .match import MatchState, team_rewards
 from .observation import ObservationEncoder, encode_state, state_layout
 from .render import render_text
@@ -324,9 +324,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
     def _after_change(self) -> None:
         """Refresh what every call until the next step reads: legal set, selection, cache."""
         legal = core.legal_bits(self.game)
-        self._legal_bits = legal
         self._legal = legal.item(0)
-        self._mask = unpack_sets(legal, NUM_ACTIONS)[0].view(np.int8)
+        self._mask = np.unpackbits(legal.view(np.uint8), count=NUM_ACTIONS, bitorder="little").view(np.int8)
         self._observations: dict[int, np.ndarray] = {}
         self._current = self.game.current.item(0)
         if self._current >= 0:
@@ -342,7 +341,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
             raise _before_reset("observe") from None
         if vector is None:
             score = None if self.match is None else self.match.scores
-            vector = self.encoder.encode(self.game, np.array([seat]), score, legal=self._legal_bits)[0]
+            vector = self.encoder.encode_one(self.game, seat, score, self._legal)
             self._observations[seat] = vector
         return {"observation": vector.copy(), "action_mask": self.action_mask(agent)}
 
@@ -391,7 +390,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         core.step(self.game, np.array([action]), check=False)
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        if self.game.phase[0] == core.OVER:
+        if self.game.phase.item(0) == core.OVER:
             self._finish_hand(agent)
             self._accumulate_rewards()  # rewards are all 0 on every other step
         self._after_change()

@@ -183,9 +183,13 @@ class ObservationEncoder:
         self._list_tables = (CARD_SETS.tolist(), self._relative.tolist(), int.bit_count)
         self._outlook_lists = OUTLOOK_LISTS[cut]
         self._tens = int(TENS_MASK)
-        self._seats_from_lists: list[list[int]] = self._seats_from.tolist()
-        self._teams_from_lists: list[list[int]] = self._teams_from.tolist()
-        self._small_hot_starts = (self._hot_starts - self._voids.stop).tolist()
+        # The one-game vector's one-hot bits, counted from the end of the voids: per piece, the
+        # bit of each value, and 0 at index -1 (an empty piece).
+        widths = [5 if name == "tens" else self.layout.pieces[name].size for name, _ in one_hot_starts]
+        self._small_hot_bits = [
+            [1 << first + value for value in range(width)] + [0]
+            for first, width in zip((self._hot_starts - self._voids.stop).tolist(), widths, strict=True)
+        ]
         self._small_shifts = list(range(0, self.size - self._voids.stop, 64))
         # Where each entry of a one-game vector sits in the unpacked bits of its words (the
         # card planes' first 52 bits, the voids' first 4n, then the small features' words):
@@ -256,7 +260,9 @@ class ObservationEncoder:
             seat = int(seats[0])
             if not NO_SEAT <= seat < n:
                 raise ValueError(f"seats must be 0..{n - 1} (or {NO_SEAT} for a finished game), got [{seat}]")
-            return self._write_one(self._one_view(state, max(seat, 0), legal), match_score, out)
+            legal = None if legal is None else legal.item(0)
+            out[0] = self._write_one(self._one_view(state, max(seat, 0), legal), match_score)
+            return out
         lowest = seats.min()
         if lowest < NO_SEAT or seats.max() >= n:
             bad = sorted(set(seats[(seats < NO_SEAT) | (seats >= n)].tolist()))
@@ -265,29 +271,41 @@ class ObservationEncoder:
             seats = np.maximum(seats, 0)
         return self._write_batch(self._batch_view(state, seats, legal), match_score, out)
 
+    def encode_one(
+        self, state: State, seat: int, match_score: np.ndarray | None = None, legal: int | None = None
+    ) -> np.ndarray:
+        """(D,) float32: the observation of a batch of one (the AEC env's), seen by ``seat``.
+
+        :meth:`encode` at B = 1 without its checks of the arguments: for callers that pass a
+        State of these rules, a seat 0..n-1, match scores (1, 2) or None, and ``legal`` as
+        the Python int of ``core.legal_bits(state)`` if they have it.
+        """
+        return self._write_one(self._one_view(state, seat, legal), match_score)
+
     # The rules of the pieces are written once (_card_sets, _small_features) over a
     # _View: one game's Python numbers (B = 1, the AEC env's path: numpy's per-call cost
     # would dominate) or a batch's arrays. Only gathering the inputs and writing the vector
     # differ by batch size, and those move data.
 
-    def _one_view(self, state: State, seat: int, legal: np.ndarray | None) -> _View:
-        """Game 0 seen from ``seat``, as Python numbers (each field read once)."""
+    def _one_view(self, state: State, seat: int, legal: int | None) -> _View:
+        """Game 0 seen from ``seat``, as Python numbers (each field read once); ``legal``: its
+        legal set if the caller has it."""
         v = _View()
-        rel_seats = self._seats_from_lists[seat]
         v.seat, v.tables, v.outlook = seat, self._list_tables, self._outlook_lists
         v.hand = state.hands.item(0, seat)
         v.face_down, v.hider, v.known_card = state.face_down.item(0), state.hider.item(0), state.known_card.item(0)
         v.open_card, v.current, v.phase = state.open_card.item(0), state.current.item(0), state.phase.item(0)
         v.led, v.trump, v.trick_trumps = state.led_suit.item(0), state.trump.item(0), state.trick_trumps.item(0)
-        v.legal = (legal_bits(state) if legal is None else legal).item(0)
+        v.legal = legal_bits(state).item(0) if legal is None else legal
         v.revealed_by, v.leader, v.dealer = state.revealed_by.item(0), state.leader.item(0), state.dealer.item(0)
         v.last_winner, v.trick_no = state.last_winner.item(0), state.trick_no.item(0)
         v.asked, v.middle = state.asked.item(0), state.middle.item(0)
+        # Relative seat k is seat + k (mod n): the seat's own entry first, then round the table.
         trick, played, voids = state.trick_cards.tolist()[0], state.played.tolist()[0], state.voids.tolist()[0]
-        v.trick, v.played = [trick[s] for s in rel_seats], [played[s] for s in rel_seats]
-        v.voids = [voids[s] for s in rel_seats]
+        v.trick, v.played = trick[seat:] + trick[:seat], played[seat:] + played[:seat]
+        v.voids = voids[seat:] + voids[:seat]
         taken = state.taken.tolist()[0]
-        v.taken = [taken[team] for team in self._teams_from_lists[seat]]
+        v.taken = taken[::-1] if seat % 2 else taken  # mine, theirs
         return v
 
     def _batch_view(self, state: State, seats: np.ndarray, legal: np.ndarray | None) -> _View:
@@ -377,21 +395,22 @@ class ObservationEncoder:
         ]
         return hot, scalars
 
-    def _write_one(self, v: _View, match_score: np.ndarray | None, out: np.ndarray) -> np.ndarray:
-        """Write game 0's vector: one unpack of the card planes, the voids and the one-hots."""
+    def _write_one(self, v: _View, match_score: np.ndarray | None) -> np.ndarray:
+        """Game 0's (D,) float32 vector: one unpack of the card planes, the voids and the
+        one-hots, then the scalars."""
         planes, winning = self._card_sets(v)
         # The one-hot pieces ride in the same unpack as the card planes: a set bit for each
         # entry, counted from the end of the voids, split into 64-bit words.
         hot, scalars = self._small_features(v, winning, planes[7 : 7 + self.rules.n_players])
         small = 0
-        for first, value in zip(self._small_hot_starts, hot, strict=True):
-            if value >= 0:
-                small |= 1 << first + value
+        for bits, value in zip(self._small_hot_bits, hot, strict=True):
+            small |= bits[value]
         planes += [small >> shift & _WORD for shift in self._small_shifts]
-        out[0] = unpack_sets(np.array(planes, dtype=np.uint64), 64).reshape(-1).take(self._one_game_bits)
-        out[0].put(self._scalar_index, scalars)  # put: half the cost of out[0, index] =
+        words = np.array(planes, dtype=np.uint64).view(np.uint8)
+        out = np.unpackbits(words, bitorder="little").take(self._one_game_bits).astype(np.float32)
+        out.put(self._scalar_index, scalars)  # put: half the cost of out[index] =
         if match_score is not None:
-            self._write_match_score(match_score, self._teams_from[v.seat : v.seat + 1], out)
+            self._write_match_score(match_score, self._teams_from[v.seat : v.seat + 1], out[None])
         return out
 
     def _write_batch(self, v: _View, match_score: np.ndarray | None, out: np.ndarray) -> np.ndarray:

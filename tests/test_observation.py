@@ -414,6 +414,23 @@ def test_one_game_path_equals_the_batched_path(name: str) -> None:
     assert checked > B * n * rules.n_tricks * n
 
 
+@pytest.mark.parametrize("name", VARIANT_NAMES)
+def test_encode_one_is_encode_at_a_batch_of_one(name: str) -> None:
+    # The AEC env's entry: encode() at B = 1 without the argument checks, legal set as an int.
+    rules = VARIANTS[name]
+    encoder = ObservationEncoder(rules)
+    score = np.array([[1, rules.target + 2]])
+    for steps, state in enumerate(random_states(rules, 300 + sorted(VARIANTS).index(name), 3)):
+        legal = core.legal_bits(state)
+        for game in range(3):
+            one = state.select([game])
+            for seat in range(rules.n_players):
+                given = (score if steps % 2 else None, int(legal[game]) if (steps + seat) % 3 else None)
+                got = encoder.encode_one(one, seat, *given)
+                assert got.dtype == np.float32 and got.shape == (encoder.size,)
+                assert np.array_equal(got, encoder.encode(one, [seat], given[0])[0]), (steps, game, seat)
+
+
 def test_views_on_a_scripted_band_state() -> None:
     # Seat 0 hides 2H; seat 1 (void in spades) asks; hearts are trump and 2H is back in hand.
     hands = [
