@@ -5,9 +5,11 @@ rules are functions over it: :func:`new_hands` deals, :func:`legal_bits` gives e
 game's legal actions as a 53-bit set, :func:`step` plays one action in every game at
 once, and :func:`hand_results` scores finished hands. No function loops over games in
 Python; every rule is a whole-batch array operation, which is why the core is fast at
-B = 1024 and still correct at B = 1. (:func:`trick_outlook_of`, written with operators and
-table lookups only, runs the same code on one game's Python ints for the AEC env's
-observation, where numpy's per-call cost would dominate.)
+B = 1024 and still correct at B = 1. At B = 1 (the AEC env's case) numpy's per-call cost
+would dominate, so the rules of :func:`legal_bits`, :func:`step` and :func:`trick_outlook_of`
+are written with operators and table lookups only (``_legal_rule``, ``_play_rule``,
+:func:`trick_winner_of`) and run unchanged on one game's Python ints: only reading the
+inputs and writing the results differ by batch size.
 
 Rules that hold for every game, written once here:
   * A finished game steps as a no-op (its action is ignored), and its mask is empty.
@@ -632,7 +634,7 @@ def _play(state: State, sel: slice | np.ndarray | int, games: np.ndarray | int, 
     known = read(state.known_card, sel) if band else NO_CARD
     cut = rules.trump == "cut"
     bit, led, off, trump, counts, known, nxt = _play_rule(
-        cards, seat, read(state.led_suit, sel), read(state.trump, sel), known, cut, tables
+        cards, seat, read(state.led_suit, sel), read(state.trump, sel), known, rules.trump, tables
     )
     hands, played = state.hands.reshape(-1), state.played.reshape(-1)
     hands[flat] = read(hands, flat) ^ bit  # the card is in the hand (legal), so XOR removes it
@@ -669,9 +671,11 @@ def _play(state: State, sel: slice | np.ndarray | int, games: np.ndarray | int, 
         _start_turns(state, _rows(1) if one else games)
 
 
-def _play_rule(card: Any, seat: Any, led: Any, trump: Any, known: Any, cut: bool, tables: tuple) -> tuple:
+def _play_rule(card: Any, seat: Any, led: Any, trump: Any, known: Any, trump_rule: str, tables: tuple) -> tuple:
     """What a card played changes, with operators and table lookups only: for one game's
     Python ints or (B,) arrays alike (``tables``: _PLAY_LISTS[n] or _PLAY_TABLES[n]).
+    ``trump_rule`` is the rules' ``trump``: a cut can set trump, and ``known`` (the State's
+    ``known_card``) matters in band hukum only.
 
     Returns:
         (bit, led, off, trump, counts, known, next seat): the card's bit; the led suit (the
@@ -683,10 +687,11 @@ def _play_rule(card: Any, seat: Any, led: Any, trump: Any, known: Any, cut: bool
     bit, suit = card_sets[card], suits[card]
     led = select(led < 0, suit, led)  # a lead sets the led suit
     off = suit != led
-    if cut:  # the first card that fails to follow sets trump and already counts as one
+    if trump_rule == "cut":  # the first card that fails to follow sets trump and already counts as one
         trump = select(off & (trump < 0), suit, trump)
     counts = bit * (suit == trump)
-    known = select(known == card, NO_CARD, known)  # played: no longer back in a hand
+    if trump_rule == "band":  # the revealed band card, once played, is no longer back in a hand
+        known = select(known == card, NO_CARD, known)
     return bit, led, off, trump, counts, known, next_seat[seat]
 
 
