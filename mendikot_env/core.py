@@ -702,7 +702,8 @@ def _finish_tricks(state: State, sel: slice | np.ndarray | int, games: np.ndarra
     batch of one, whose winner :func:`trick_winner_of` finds on its numbers).
     """
     rules = state.rules
-    if isinstance(games, int):
+    one = isinstance(games, int)
+    if one:
         read, select = np.ndarray.item, _select
         cards = state.trick_cards.tolist()[0]
         tables = OUTLOOK_LISTS[int(rules.trump == "cut")]
@@ -728,10 +729,11 @@ def _finish_tricks(state: State, sel: slice | np.ndarray | int, games: np.ndarra
         # winner of the last trick takes whatever is left.
         middle = read(state.middle, sel) | trick_set
         take = (winner == read(state.last_winner, sel)) | (trick_no == rules.n_tricks - 1)
-        if not isinstance(games, int):
+        if one:
+            if take:
+                taken[team] = taken.item(team) | middle
+        else:
             state.taken[games[take], team[take]] |= middle[take]
-        elif take:
-            taken[team] = taken.item(team) | middle
         state.middle[sel] = select(take, 0, middle)
     state.last_winner[sel] = winner
     state.trick_winners.reshape(-1)[games * rules.n_tricks + trick_no] = winner
@@ -744,7 +746,7 @@ def _finish_tricks(state: State, sel: slice | np.ndarray | int, games: np.ndarra
     state.leader[sel] = winner
     over = next_trick == rules.n_tricks
     state.current[sel] = select(over, NO_SEAT, winner)
-    if isinstance(games, int):
+    if one:
         if over:
             state.phase[sel] = OVER
     elif np.count_nonzero(over):
