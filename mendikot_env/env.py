@@ -22,8 +22,8 @@ and every variant are in RULES.md; all of them are fields of `mendikot_env.Rules
 Agents `player_k` are seats in the order of play: `player_{k+1}` plays after
 `player_k`, and seat `k` is on team `k % 2`. The env runs on the batched numpy core
 (`mendikot_env.core`) with a batch of one; the agents, the arena and training run the
-same core on thousands of games. A wrapped step with its observation takes about 50
-microseconds on one core of a 2-core VM, a little less than PettingZoo's `connect_four_v3`
+same core on thousands of games. A wrapped step with its observation takes about 45
+microseconds on one core of a 2-core VM, about a fifth less than PettingZoo's `connect_four_v3`
 in the same loop (`mendikot bench` measures both); for throughput use `MendikotVectorEnv`
 or the core itself.
 
