@@ -8,6 +8,7 @@ end, the tens add to four, the winner follows from the tens and tricks, ...).
 from __future__ import annotations
 
 import dataclasses
+import zlib
 
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ from support import ROTATIONS, VARIANTS
 from mendikot_env import core
 from mendikot_env.analysis import deal_cards
 from mendikot_env.cards import ASK_ACTION, CARD_BITS, SUIT_MASKS, TENS_MASK, set_to_cards
-from mendikot_env.rules import Rules
+from mendikot_env.rules import PRESETS, Rules
 
 GAMES = 600
 SUIT_SETS = np.append(SUIT_MASKS, np.uint64(0))  # index -1 (no suit) -> empty set
@@ -450,13 +451,14 @@ def test_small_batches_step_exactly_as_large_ones(name: str) -> None:
     assert paths == {True, False}
 
 
-@pytest.mark.parametrize("name", sorted(VARIANTS))
+@pytest.mark.parametrize("name", sorted(VARIANTS) + [f"preset {name}" for name in PRESETS])
 def test_a_batch_of_one_steps_exactly_as_a_batch(name: str) -> None:
     """At B = 1 the core runs its rules on one game's Python ints (the AEC env's case), in a
     batch on arrays: each game played alone equals the same game in the batch, every field
-    and legal set after every step, through hides, asks, trick ends and the end of the hand."""
-    rules = VARIANTS[name]
-    rng = np.random.default_rng([78, sorted(VARIANTS).index(name)])
+    and legal set after every step, through hides, asks, trick ends and the end of the hand,
+    for every variant and every preset."""
+    rules = Rules.preset(name.removeprefix("preset ")) if name.startswith("preset ") else VARIANTS[name]
+    rng = np.random.default_rng([78, zlib.crc32(name.encode())])
     games = 24
     batch = core.new_hands(rules, games, rng)
     alone = [batch.select([g]) for g in range(games)]
