@@ -466,11 +466,12 @@ def dumps(record: dict[str, Any]) -> str:
 # ------------------------------------------------------------------------------- print
 
 
-def format_record(data: dict[str, Any], symbols: bool = True) -> str:
-    """The record as text, trick by trick (checks it by replaying first)."""
+def format_record(data: dict[str, Any], symbols: bool = True, replay: Replay | None = None) -> str:
+    """The record as text, trick by trick (checks it by replaying first, unless the caller
+    passes the ``replay`` of ``data`` it has made already)."""
     from .cards import hand_str
 
-    replay = replay_record(data)
+    replay = replay_record(data) if replay is None else replay
     rules = replay.rules
     n = rules.n_players
     players = data.get("players") or [f"player_{s}" for s in range(n)]
