@@ -139,7 +139,7 @@ class RandomAgent:
         """(B,) uniformly random legal actions; the observations are read for their shape only
         (any rule set's width, no copy), so a batch of the wrong shape is refused here too."""
         _, legal = check_batch(observations, masks)  # no float copy of what is not read
-        return core.random_legal_actions(pack_sets(legal), self.rng)
+        return masked_uniform(legal, self.rng)
 
     def seed(self, seed: int | None) -> None:
         """Restart the generator (wrappers call this on ``reset(seed=...)``)."""

@@ -13,10 +13,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from mendikot_env.observation import observation_layout
 from mendikot_env.rules import Rules
-
-from .base import check_batch
 
 # What joins the members in an agent spec: agents.load("runs/a+runs/b").
 MEMBER_SEPARATOR = "+"
@@ -29,7 +26,9 @@ class PolicyAgent(Protocol):
     name: str
     rules: Rules
 
-    def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray: ...
+    def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """(B, 53) its masked policy; a batch :func:`agents.base.check_batch` refuses, refused."""
+        ...
 
 
 class EnsembleAgent:
@@ -54,7 +53,6 @@ class EnsembleAgent:
         self.members = members
         self.rules: Rules = members[0].rules
         self.name = name or MEMBER_SEPARATOR.join(member.name for member in members)
-        self.obs_size = observation_layout(self.rules).size
 
     def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """(B, 53) float32: the mean of the members' policies (zero on illegal actions)."""
@@ -65,12 +63,10 @@ class EnsembleAgent:
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """(B,) the most likely legal action of the mean policy (ties: the lowest id)."""
-        # Checked here as well as in the members (a few microseconds each): a member need only
-        # have probabilities(), and an all-illegal row would come out of the where() as action 0.
-        observations, legal = check_batch(observations, masks, self.obs_size, self.rules.n_players)
+        policy = self.probabilities(observations, masks)  # the members refuse a bad batch (check_batch)
         # Members put exactly 0 on illegal actions; the where() keeps the choice legal even so
         # if one of them does not.
-        return np.where(legal, self.probabilities(observations, legal), -1.0).argmax(axis=1).astype(np.int64)
+        return np.where(np.asarray(masks) != 0, policy, -1.0).argmax(axis=1).astype(np.int64)
 
 
 def _members_problem(members: list[PolicyAgent]) -> str | None:
