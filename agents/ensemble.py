@@ -47,9 +47,7 @@ class EnsembleAgent:
 
     def __init__(self, members: Sequence[PolicyAgent], name: str | None = None) -> None:
         members = list(members)
-        problem = _members_problem(members)
-        if problem is not None:
-            raise ValueError(problem)
+        _check_members(members)
         self.members = members
         self.rules: Rules = members[0].rules
         self.name = name or MEMBER_SEPARATOR.join(member.name for member in members)
@@ -69,14 +67,14 @@ class EnsembleAgent:
         return np.where(np.asarray(masks) != 0, policy, -1.0).argmax(axis=1).astype(np.int64)
 
 
-def _members_problem(members: list[PolicyAgent]) -> str | None:
-    """Why ``members`` cannot be averaged (the first reason found), or None."""
+def _check_members(members: list[PolicyAgent]) -> None:
+    """Refuse ``members`` that cannot be averaged, naming the first reason found."""
     if len(members) < 2:
-        return f"an ensemble needs at least two members, got {len(members)}"
+        raise ValueError(f"an ensemble needs at least two members, got {len(members)}")
     for member in members:
         if not isinstance(member, PolicyAgent):
             label = getattr(member, "name", type(member).__name__)
-            return (
+            raise ValueError(
                 f"ensemble member {label!r} has no policy to average; members must be trained networks "
                 "(run folders or .pt files)"
             )
@@ -84,5 +82,4 @@ def _members_problem(members: list[PolicyAgent]) -> str | None:
     # scoring, target and direction may differ (see Rules.hand_differences).
     if any(members[0].rules.hand_differences(member.rules) for member in members[1:]):
         listing = "; ".join(f"{member.name}: {member.rules}" for member in members)
-        return f"ensemble members must play hands by one set of rules, but they were trained for {listing}"
-    return None
+        raise ValueError(f"ensemble members must play hands by one set of rules, but they were trained for {listing}")
