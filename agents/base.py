@@ -67,6 +67,20 @@ def check_plays(agent: object, rules: Rules | str | dict[str, Any], role: str = 
         )
 
 
+def check_trained_for(path: object, trained: Rules, rules: Rules | None, error: type[ValueError] = ValueError) -> None:
+    """Refuse the agent file ``path``, trained for ``trained``, for ``rules`` (None: any) whose
+    hands play otherwise; rules that differ only between hands (rotation, scoring, target,
+    direction) pass. The one wording of every agent file reader, each raising its own
+    ``error`` type.
+
+    Raises:
+        ValueError: (``error``) naming the file, the fields that differ and both rule sets.
+    """
+    differences = [] if rules is None else trained.hand_differences(rules)
+    if differences:
+        raise error(f"{path} was trained for hands played otherwise ({'; '.join(differences)}): {trained}, not {rules}")
+
+
 def check_batch(
     observations: np.ndarray, masks: np.ndarray, size: int | None = None, n_players: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:

@@ -31,7 +31,7 @@ from mendikot_env.observation import observation_layout
 from mendikot_env.rules import Rules
 from mendikot_env.seeding import make_rng
 
-from .base import check_batch
+from .base import check_batch, check_trained_for
 
 SUFFIX = ".rllib"
 FORMAT = "mendikot-policy-mlp"
@@ -232,12 +232,7 @@ def load_policy_file(path: str | Path, rules: Rules | None = None, seed: int | N
         trained = Rules.from_dict(meta["rules"])
     except (TypeError, ValueError) as error:
         raise PolicyFileError(f"{path} has rules this package cannot play: {error}") from None
-    differences = [] if rules is None else trained.hand_differences(rules)
-    if differences:
-        raise PolicyFileError(
-            f"{path} was trained for hands played otherwise ({'; '.join(differences)}):"
-            f" rules {trained.to_dict()}, not {rules.to_dict()}"
-        )
+    check_trained_for(path, trained, rules, PolicyFileError)
     try:
         return MLPPolicyAgent(
             layers, rules or trained, activation=meta["activation"], seed=seed, name=Path(path).parent.name or "rllib"
