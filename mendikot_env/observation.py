@@ -93,15 +93,17 @@ class Layout:
 def observation_layout(rules: Rules, history: bool = False) -> Layout:
     """The observation pieces for a rule set (n seats, T tricks), in order.
 
-    Size = 52 * (7 + 2n) + 10n + T + 31 (864 for four players). With ``history`` two pieces
-    follow, 53 floats: the order in which the cards were played and where the band card's
-    reveal came (see :func:`read_history`); the plain observation is their prefix.
+    Size = 52 * (7 + 2n) + 10n + T + 31 (864 for four players). With ``history`` three pieces
+    follow, 105 floats: the order in which the cards were played, where the band card's
+    reveal came and which card it was (see :func:`read_history`); the plain observation is
+    their prefix.
     """
     n, t = rules.n_players, rules.n_tricks
     plays = n * t  # cards played in a hand
     extra = [
         ("play_order", (NUM_CARDS,), f"(place of the card in the hand's play order + 1) / {plays}; 0 unplayed"),
         ("reveal_at", (1,), f"(cards played before the band card's reveal + 1) / {plays}; 0 no reveal"),
+        ("revealed_card", (NUM_CARDS,), "the band card once it was turned up (kept after it is played)"),
     ]
     return Layout(
         [
@@ -137,18 +139,27 @@ def observation_layout(rules: Rules, history: bool = False) -> Layout:
     )
 
 
+def reads_history(agent: object) -> bool:
+    """Whether an agent reads the history pieces: it declares ``reads_history = True``. The
+    arena and the Gymnasium wrappers then encode its observations with ``history=True``,
+    and give every other agent the plain observation, the prefix of those vectors."""
+    return getattr(agent, "reads_history", False) is True
+
+
 @dataclass(frozen=True)
 class History:
     """The public history of a hand, decoded from one observation with history.
 
     ``plays[i]`` is the i-th card played this hand and who played it, as (relative seat,
-    card id); the band card was turned up just before ``plays[reveal]`` (``reveal ==
-    len(plays)``: before the next card, on the turn of the seat to act), or ``reveal`` is
-    -1 when it has not been. Whether it was asked for is the observation's ``asked``.
+    card id); the band card ``band_card`` was turned up just before ``plays[reveal]``
+    (``reveal == len(plays)``: before the next card, on the turn of the seat to act), or
+    ``reveal`` and ``band_card`` are -1 when it has not been. Whether it was asked for, and
+    by whom, are the observation's ``asked`` and ``revealed_by``.
     """
 
     plays: tuple[tuple[int, int], ...]
     reveal: int
+    band_card: int = -1
 
 
 def read_history(rules: Rules, observation: np.ndarray) -> History:
@@ -182,7 +193,9 @@ def read_history(rules: Rules, observation: np.ndarray) -> History:
     cards = np.flatnonzero(place >= 0)
     cards = cards[np.argsort(place[cards])]
     reveal = int(np.rint(layout.view(obs, "reveal_at")[0] * plays)) - 1
-    return History(tuple((int(seat_of[c]), int(c)) for c in cards), reveal)
+    shown = np.flatnonzero(layout.view(obs, "revealed_card") > 0.5)
+    band_card = int(shown[0]) if shown.size else -1
+    return History(tuple((int(seat_of[c]), int(c)) for c in cards), reveal, band_card)
 
 
 class _View:
@@ -267,6 +280,16 @@ class ObservationEncoder:
     def size(self) -> int:
         """Length D of an observation vector."""
         return self.layout.size
+
+    @property
+    def plain_size(self) -> int:
+        """Length of the plain observation, the prefix of a vector with history."""
+        return self._plain_size
+
+    def for_agent(self, observations: np.ndarray, agent: object) -> np.ndarray:
+        """``observations`` as ``agent`` reads them: whole for an agent that reads the
+        history (:func:`reads_history`), else their plain prefix (a view, no copy)."""
+        return observations if reads_history(agent) else observations[..., : self._plain_size]
 
     def encode(
         self,
@@ -500,6 +523,8 @@ class ObservationEncoder:
             place = np.where(card >= 0, card, first + state.trick_size)
             at = np.where(revealed, (place + 1) * (1.0 / plays), 0.0)
         out[:, start + NUM_CARDS] = at
+        shown = CARD_SETS[np.where(revealed, state.band_card, NUM_CARDS)]  # the empty set if none
+        out[:, start + NUM_CARDS + 1 : start + 2 * NUM_CARDS + 1] = unpack_sets(shown)
 
     def _write_planes(self, planes: np.ndarray, out: np.ndarray) -> None:
         """Unpack the (B, planes + 1) sets into ``out``: the card planes, the voids word, and
