@@ -19,11 +19,23 @@ uniform draw; no rejection is involved.
 :func:`sample_worlds` builds core states from those deals, ready to be stepped by
 :func:`mendikot_env.core.step`: a search agent plays its candidate moves out in them.
 
-What the observation does not hold is filled in so that the rules play on identically: which
-cards each team took (only the counts of tens and tricks matter to the rules), the winners of
-earlier tricks (only the last one, the run holder, is kept), and, after the band card was
-played, which card it was. Uniform means the hider is assumed to have chosen its face-down
-card uniformly from its hand; a policy-weighted belief is not part of this module.
+With the history pieces in the observation (``ObservationEncoder(rules, history=True)``,
+see :func:`mendikot_env.observation.read_history`) the belief knows two more facts, which
+the plain observation loses once the trick is over: the seat whose turn turned the band card
+up could not follow the suit led (the hider included, whose band card may be of that suit),
+and an asker who then played no trump has none. Each world is then the sampled deal replayed
+from the start of the hand through the moves seen, so its whole past (tricks, takings, order
+of play) is the observed one. Without the history what the observation does not hold is
+filled in so that the rules play on identically: which cards each team took (only the counts
+of tens and tricks matter to the rules), the winners of earlier tricks (only the last one,
+the run holder, is kept), the order of the earlier tricks' cards and, after the band card was
+played, which card it was.
+
+Uniform means the hider is assumed to have chosen its face-down card uniformly from its hand,
+and every player to have played any legal card. :meth:`Belief.weigh` drops that assumption
+for a given policy (policy-based inference, as Skat's Kermit does): it weighs uniform deals by
+the chance of the other seats' moves seen under the policy, hide and asks included, so in band
+hukum the posterior over the face-down card also reflects how the policy hides.
 """
 
 from __future__ import annotations
@@ -304,7 +316,8 @@ def _forward(sizes: np.ndarray, allowed: np.ndarray, counts: list[int]) -> list[
 
 
 class Belief:
-    """The uniform belief of one seat over the unseen cards, from its observation alone.
+    """The uniform belief of one seat over the unseen cards, from its observation alone
+    (weighted by a policy with :meth:`weigh`).
 
     Args:
         info: the seat's observation (and mask) with its rules.
@@ -431,11 +444,17 @@ class Belief:
         n: int,
         rng: np.random.Generator | int | None = None,
         seat: int = 0,
+        *,
         policy: Any = None,
         draws: int | None = None,
         epsilon: float = EPSILON,
     ) -> State:
-        """n core states consistent with the observation (see :func:`sample_worlds`)."""
+        """n core states consistent with the observation (see :func:`sample_worlds`).
+
+        With a ``policy`` (needs the history), ``draws`` uniform deals (default 4 n, at least
+        n) are weighted by the chance of the moves seen under it (see :meth:`weigh`, and
+        :data:`EPSILON` for ``epsilon``) and n of them resampled in proportion.
+        """
         rng = make_rng(rng, "rng")
         if policy is not None:
             weighted = self.weigh(policy, max(n, draws or 4 * n), rng, seat, epsilon)
@@ -538,15 +557,7 @@ def _deal_suit(cards: np.ndarray, counts: np.ndarray, rng: np.random.Generator) 
     )
 
 
-def sample_worlds(
-    info_state: InfoState,
-    n: int,
-    rng: np.random.Generator | int | None = None,
-    seat: int = 0,
-    policy: Any = None,
-    draws: int | None = None,
-    epsilon: float = EPSILON,
-) -> State:
+def sample_worlds(info_state: InfoState, n: int, rng: np.random.Generator | int | None = None, seat: int = 0) -> State:
     """n core states (a batch of n) consistent with everything the seat knows, face-down card included.
 
     Each is a uniform draw from the deals consistent with the observation, built so that the
@@ -561,16 +572,12 @@ def sample_worlds(
         rng: a Generator or a seed for the draw.
         seat: the absolute seat to give the observer in the worlds (relative seat k sits
             at ``(seat + k) % n_players``; the rules do not depend on the numbering).
-        policy: optional agent assumed to play the other seats: ``draws`` uniform deals are
-            weighted by the chance of the moves seen under it and n resampled (see
-            :meth:`Belief.weigh`; needs the history).
-        draws: uniform deals to weigh (default 4 n; at least n).
-        epsilon: the policy's uniform share (see :data:`EPSILON`).
 
     Returns:
-        A :class:`~mendikot_env.core.State` of batch n.
+        A :class:`~mendikot_env.core.State` of batch n. For worlds weighted by a policy,
+        ``Belief(info_state).worlds(n, rng, seat, policy=agent)``.
     """
-    return Belief(info_state).worlds(n, rng, seat, policy, draws, epsilon)
+    return Belief(info_state).worlds(n, rng, seat)
 
 
 def replay_worlds(
