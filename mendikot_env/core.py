@@ -615,7 +615,7 @@ def _play(state: State, sel: slice | np.ndarray, games: np.ndarray, cards: np.nd
         state.duty[sel] = False
     size = state.trick_size[sel] + 1
     state.trick_size[sel] = size
-    state.play_index.reshape(-1)[games * NUM_CARDS + cards] = state.trick_no[sel] * n + size - 1
+    state.play_index[games, cards] = state.trick_no[sel] * n + size - 1  # 2-D: cheaper than a flat index here
     state.current[sel] = _NEXT_SEAT[n][seat]
     full = size == n
     finished = np.count_nonzero(full)
