@@ -83,7 +83,7 @@ class InfoState:
     """
 
     rules: Rules
-    observation: np.ndarray  # (D,) float32 observation of one seat
+    observation: np.ndarray  # (D,) float32 observation of one seat, plain or with history
     mask: np.ndarray | None = None  # (53,) legal actions of that seat, when it is to act
 
 
@@ -503,6 +503,8 @@ class Belief:
             )
         if not 0.0 < epsilon <= 1.0:
             raise ValueError(f"epsilon must be in (0, 1], got {epsilon!r}")
+        if not isinstance(draws, int | np.integer) or draws < 1:
+            raise ValueError(f"draws must be a positive integer, got {draws!r}")
         hidden = self.sample_hands(draws, rng)
         worlds, log_weights = replay_worlds(self, hidden, seat, policy, epsilon)
         return WeightedDeals(self, hidden, worlds, log_weights)

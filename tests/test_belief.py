@@ -359,5 +359,7 @@ def test_policy_weighting_needs_the_history_and_a_sensible_epsilon() -> None:
     full = Belief(InfoState(rules, ObservationEncoder(rules, history=True).encode(state, np.array([0]))[0]))
     with pytest.raises(ValueError, match="epsilon"):
         full.weigh(bot, 8, epsilon=0.0)
+    with pytest.raises(ValueError, match="draws must be a positive integer, got 0"):
+        full.weigh(bot, 0)
     worlds = full.worlds(5, rng=0, policy=bot, draws=20)
     assert worlds.batch_size == 5
