@@ -3,6 +3,9 @@
 The same agent object plays in the AEC env (a batch of one), in the arena and in
 training. An agent sees only its seat's observation vector and mask, never the hidden
 state: everything it may know is in the observation (see ``mendikot_env.observation``).
+An agent that reads the public move history declares ``reads_history = True``: the arena
+and the Gymnasium wrappers then give it observations with the history pieces
+(``ObservationEncoder(rules, history=True)``), and the plain prefix to every other agent.
 """
 
 from __future__ import annotations
