@@ -3,6 +3,9 @@
 The same agent object plays in the AEC env (a batch of one), in the arena and in
 training. An agent sees only its seat's observation vector and mask, never the hidden
 state: everything it may know is in the observation (see ``mendikot_env.observation``).
+An agent that reads the public move history declares ``reads_history = True``: the arena
+and the Gymnasium wrappers then give it observations with the history pieces
+(``ObservationEncoder(rules, history=True)``), and the plain prefix to every other agent.
 """
 
 from __future__ import annotations
@@ -65,6 +68,20 @@ def check_plays(agent: object, rules: Rules | str | dict[str, Any], role: str = 
             f"{role} {name!r} was built for {own}, which plays hands otherwise than {rules} "
             f"({'; '.join(differences)}); make or load it for the rules played"
         )
+
+
+def check_trained_for(path: object, trained: Rules, rules: Rules | None, error: type[ValueError] = ValueError) -> None:
+    """Refuse the agent file ``path``, trained for ``trained``, for ``rules`` (None: any) whose
+    hands play otherwise; rules that differ only between hands (rotation, scoring, target,
+    direction) pass. The one wording of every agent file reader, each raising its own
+    ``error`` type.
+
+    Raises:
+        ValueError: (``error``) naming the file, the fields that differ and both rule sets.
+    """
+    differences = [] if rules is None else trained.hand_differences(rules)
+    if differences:
+        raise error(f"{path} was trained for hands played otherwise ({'; '.join(differences)}): {trained}, not {rules}")
 
 
 def check_batch(
@@ -139,7 +156,7 @@ class RandomAgent:
         """(B,) uniformly random legal actions; the observations are read for their shape only
         (any rule set's width, no copy), so a batch of the wrong shape is refused here too."""
         _, legal = check_batch(observations, masks)  # no float copy of what is not read
-        return core.random_legal_actions(pack_sets(legal), self.rng)
+        return masked_uniform(legal, self.rng)
 
     def seed(self, seed: int | None) -> None:
         """Restart the generator (wrappers call this on ``reset(seed=...)``)."""

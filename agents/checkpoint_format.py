@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,15 +52,13 @@ def load_checkpoint(path: str | Path, kind: str | None = None) -> dict[str, Any]
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"no checkpoint at {path}")
-    payload, problem = _read(path)
-    problem = problem or next(_payload_problems(payload, kind), None)
-    if problem is not None:
-        raise CheckpointError(f"{path} {problem}")
+    payload = _read(path)
+    _check_payload(path, payload, kind)
     return payload
 
 
-def _read(path: Path) -> tuple[Any, str | None]:
-    """The payload of ``path``, or None and why it could not be read.
+def _read(path: Path) -> Any:
+    """The payload of ``path``, or a CheckpointError saying why it could not be read.
 
     Every member's CRC is checked first: ``torch.load`` does not, so flipped bytes inside a
     tensor would load silently and change weights or optimiser state. Files that are not zip
@@ -72,13 +69,17 @@ def _read(path: Path) -> tuple[Any, str | None]:
             with zipfile.ZipFile(path) as archive:
                 bad = archive.testzip()
         except Exception as error:  # zipfile raises several types for damaged headers
-            return None, f"is not a readable mendikot checkpoint (corrupt archive: {error})"
+            raise CheckpointError(f"{path} is not a readable mendikot checkpoint (corrupt archive: {error})") from None
         if bad is not None:
-            return None, f"is corrupt: member {bad!r} fails its CRC check (damaged on disk or in transfer)"
+            raise CheckpointError(
+                f"{path} is corrupt: member {bad!r} fails its CRC check (damaged on disk or in transfer)"
+            )
     try:
-        return torch.load(path, map_location="cpu", weights_only=True), None
+        return torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:  # torch raises many types for a damaged file
-        return None, f"is not a readable mendikot checkpoint (corrupt or foreign file): {_load_failure(error)}"
+        raise CheckpointError(
+            f"{path} is not a readable mendikot checkpoint (corrupt or foreign file): {_load_failure(error)}"
+        ) from None
 
 
 def _load_failure(error: Exception) -> str:
@@ -95,42 +96,46 @@ def _load_failure(error: Exception) -> str:
     return f"it holds more than tensors and plain data{what}, which a mendikot checkpoint never does"
 
 
-def _payload_problems(payload: Any, kind: str | None) -> Iterator[str]:
-    """What is wrong with a loaded payload, rule by rule in the order of the format: the
-    caller takes the first one (so each rule may assume that the ones before it held), and a
-    hand-edited or foreign-tool file fails here with its name, not with a KeyError or an
-    AttributeError deep in a loader or the training loop."""
+def _check_payload(path: Path, payload: Any, kind: str | None) -> None:
+    """Refuse a loaded payload that breaks a rule of the format, checked in the order of the
+    format (so each rule may assume that the ones before it held): a hand-edited or
+    foreign-tool file fails here with its name, not with a KeyError or an AttributeError deep
+    in a loader or the training loop."""
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        yield f"is not a mendikot checkpoint (no '{FORMAT}' format tag)"
+        raise CheckpointError(f"{path} is not a mendikot checkpoint (no '{FORMAT}' format tag)")
     if payload.get("version") != VERSION:
-        yield f"has checkpoint version {payload.get('version')!r}; this package reads {VERSION}"
+        raise CheckpointError(f"{path} has checkpoint version {payload.get('version')!r}; this package reads {VERSION}")
     if missing := [key for key in REQUIRED_KEYS if key not in payload]:
-        yield f"lacks {missing}; it was not written by mendikot train"
+        raise CheckpointError(f"{path} lacks {missing}; it was not written by mendikot train")
     if kind not in (None, payload["kind"]) and (kind, payload["kind"]) != ("agent", "training"):
-        yield f"is a {payload['kind']!r} checkpoint, expected {kind!r}"
+        raise CheckpointError(f"{path} is a {payload['kind']!r} checkpoint, expected {kind!r}")
     for key, expected in AGENT_ENTRIES.items():
         if not isinstance(payload[key], expected):
             actual = type(payload[key]).__name__
-            yield f"has a malformed {key!r}: it is of type {actual}, where a checkpoint holds a dict"
+            raise CheckpointError(
+                f"{path} has a malformed {key!r}: it is of type {actual}, where a checkpoint holds a dict"
+            )
     model = payload["model"]
     if foreign := next((name for name, value in model.items() if not isinstance(value, torch.Tensor)), None):
-        yield (
-            f"has a malformed 'model': its entry {foreign!r} is of type {type(model[foreign]).__name__}, "
+        raise CheckpointError(
+            f"{path} has a malformed 'model': its entry {foreign!r} is of type {type(model[foreign]).__name__}, "
             "where a model maps parameter names to tensors"
         )
     # A diverged network plays (its argmax over NaN is the first legal card) and would be
     # measured as if it were an agent; refused instead. A few milliseconds for a large model.
     if broken := next((name for name, value in model.items() if not bool(torch.isfinite(value).all())), None):
-        yield f"holds NaN or infinite weights in {broken!r} (a diverged network); it cannot play or resume"
+        raise CheckpointError(
+            f"{path} holds NaN or infinite weights in {broken!r} (a diverged network); it cannot play or resume"
+        )
     if kind == "training":
-        yield from _training_problems(payload)
+        _check_training(path, payload)
 
 
-def _training_problems(payload: dict[str, Any]) -> Iterator[str]:
-    """What a resume needs beyond an agent's entries (see :func:`_payload_problems`)."""
+def _check_training(path: Path, payload: dict[str, Any]) -> None:
+    """What a resume needs beyond an agent's entries (see :func:`_check_payload`)."""
     if missing := [key for key in TRAINING_KEYS if key not in payload]:
-        yield f"lacks {missing}; it cannot resume a training run"
+        raise CheckpointError(f"{path} lacks {missing}; it cannot resume a training run")
     if wrong := [key for key, expected in TRAINING_ENTRIES.items() if not isinstance(payload[key], expected)]:
-        yield f"has malformed {wrong}; it cannot resume a training run"
+        raise CheckpointError(f"{path} has malformed {wrong}; it cannot resume a training run")
     if absent := [key for key in COUNTERS if key not in payload["counters"]]:
-        yield f"has counters without {absent}; it cannot resume a training run"
+        raise CheckpointError(f"{path} has counters without {absent}; it cannot resume a training run")

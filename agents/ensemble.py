@@ -13,10 +13,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from mendikot_env.observation import observation_layout
 from mendikot_env.rules import Rules
-
-from .base import check_batch
 
 # What joins the members in an agent spec: agents.load("runs/a+runs/b").
 MEMBER_SEPARATOR = "+"
@@ -29,7 +26,9 @@ class PolicyAgent(Protocol):
     name: str
     rules: Rules
 
-    def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray: ...
+    def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """(B, 53) its masked policy; a batch :func:`agents.base.check_batch` refuses, refused."""
+        ...
 
 
 class EnsembleAgent:
@@ -48,13 +47,10 @@ class EnsembleAgent:
 
     def __init__(self, members: Sequence[PolicyAgent], name: str | None = None) -> None:
         members = list(members)
-        problem = _members_problem(members)
-        if problem is not None:
-            raise ValueError(problem)
+        _check_members(members)
         self.members = members
         self.rules: Rules = members[0].rules
         self.name = name or MEMBER_SEPARATOR.join(member.name for member in members)
-        self.obs_size = observation_layout(self.rules).size
 
     def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """(B, 53) float32: the mean of the members' policies (zero on illegal actions)."""
@@ -65,22 +61,20 @@ class EnsembleAgent:
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """(B,) the most likely legal action of the mean policy (ties: the lowest id)."""
-        # Checked here as well as in the members (a few microseconds each): a member need only
-        # have probabilities(), and an all-illegal row would come out of the where() as action 0.
-        observations, legal = check_batch(observations, masks, self.obs_size, self.rules.n_players)
+        policy = self.probabilities(observations, masks)  # the members refuse a bad batch (check_batch)
         # Members put exactly 0 on illegal actions; the where() keeps the choice legal even so
         # if one of them does not.
-        return np.where(legal, self.probabilities(observations, legal), -1.0).argmax(axis=1).astype(np.int64)
+        return np.where(np.asarray(masks) != 0, policy, -1.0).argmax(axis=1).astype(np.int64)
 
 
-def _members_problem(members: list[PolicyAgent]) -> str | None:
-    """Why ``members`` cannot be averaged (the first reason found), or None."""
+def _check_members(members: list[PolicyAgent]) -> None:
+    """Refuse ``members`` that cannot be averaged, naming the first reason found."""
     if len(members) < 2:
-        return f"an ensemble needs at least two members, got {len(members)}"
+        raise ValueError(f"an ensemble needs at least two members, got {len(members)}")
     for member in members:
         if not isinstance(member, PolicyAgent):
             label = getattr(member, "name", type(member).__name__)
-            return (
+            raise ValueError(
                 f"ensemble member {label!r} has no policy to average; members must be trained networks "
                 "(run folders or .pt files)"
             )
@@ -88,5 +82,4 @@ def _members_problem(members: list[PolicyAgent]) -> str | None:
     # scoring, target and direction may differ (see Rules.hand_differences).
     if any(members[0].rules.hand_differences(member.rules) for member in members[1:]):
         listing = "; ".join(f"{member.name}: {member.rules}" for member in members)
-        return f"ensemble members must play hands by one set of rules, but they were trained for {listing}"
-    return None
+        raise ValueError(f"ensemble members must play hands by one set of rules, but they were trained for {listing}")

@@ -31,7 +31,7 @@ from mendikot_env.observation import observation_layout
 from mendikot_env.rules import Rules
 from mendikot_env.seeding import make_rng
 
-from .base import check_batch
+from .base import check_batch, check_trained_for
 
 SUFFIX = ".rllib"
 FORMAT = "mendikot-policy-mlp"
@@ -82,9 +82,7 @@ class MLPPolicyAgent:
         name: str = "rllib",
     ) -> None:
         self.obs_size = observation_layout(rules).size
-        problem = _policy_problem(layers, activation, self.obs_size)
-        if problem is not None:
-            raise PolicyFileError(problem)
+        _check_layers(layers, activation, self.obs_size)
         self.layers = [(np.array(w, np.float32), np.array(b, np.float32)) for w, b in layers]
         self.rules = rules
         self.activation = activation
@@ -120,33 +118,32 @@ class MLPPolicyAgent:
         self.rng = make_rng(seed)
 
 
-def _policy_problem(layers: Sequence[tuple[np.ndarray, np.ndarray]], activation: str, obs_size: int) -> str | None:
-    """What keeps ``layers`` and ``activation`` from playing (the first thing found), or None.
+def _check_layers(layers: Sequence[tuple[np.ndarray, np.ndarray]], activation: str, obs_size: int) -> None:
+    """Refuse ``layers`` and ``activation`` that cannot play, naming the first thing found.
 
     The layers must be finite numbers that chain ``obs_size`` inputs to 53 logits: a bad file
     would otherwise fail at its first act with a numpy shape error naming nothing.
     """
     if activation not in ACTIVATIONS:
-        return f"unknown activation {activation!r}; known: {list(ACTIVATIONS)}"
+        raise PolicyFileError(f"unknown activation {activation!r}; known: {list(ACTIVATIONS)}")
     if len(layers) == 0:
-        return "a policy needs at least one layer (the last gives the 53 logits), got none"
+        raise PolicyFileError("a policy needs at least one layer (the last gives the 53 logits), got none")
     width = obs_size
     for k, (weight, bias) in enumerate(layers):
         w, b = np.asarray(weight), np.asarray(bias)
         if not all(np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.integer) for a in (w, b)):
-            return f"layer {k} holds {w.dtype} weights and {b.dtype} biases; both must be numbers"
+            raise PolicyFileError(f"layer {k} holds {w.dtype} weights and {b.dtype} biases; both must be numbers")
         if not (np.isfinite(w).all() and np.isfinite(b).all()):
-            return f"layer {k} holds NaN or infinite weights (a diverged network); it cannot play"
+            raise PolicyFileError(f"layer {k} holds NaN or infinite weights (a diverged network); it cannot play")
         last = k == len(layers) - 1
         out = NUM_ACTIONS if last else (w.shape[1] if w.ndim == 2 else "n")
         if w.shape != (width, out) or b.shape != (out,):
             source = "the observation's width" if k == 0 else f"layer {k - 1}'s outputs"
-            return (
+            raise PolicyFileError(
                 f"layer {k} has weight {w.shape} and bias {b.shape}; it needs weight ({width}, {out}) and bias "
                 f"({out},): {width} inputs ({source}){', 53 logits out (the last layer)' if last else ''}"
             )
         width = out
-    return None
 
 
 def save_policy_file(
@@ -235,12 +232,7 @@ def load_policy_file(path: str | Path, rules: Rules | None = None, seed: int | N
         trained = Rules.from_dict(meta["rules"])
     except (TypeError, ValueError) as error:
         raise PolicyFileError(f"{path} has rules this package cannot play: {error}") from None
-    differences = [] if rules is None else trained.hand_differences(rules)
-    if differences:
-        raise PolicyFileError(
-            f"{path} was trained for hands played otherwise ({'; '.join(differences)}):"
-            f" rules {trained.to_dict()}, not {rules.to_dict()}"
-        )
+    check_trained_for(path, trained, rules, PolicyFileError)
     try:
         return MLPPolicyAgent(
             layers, rules or trained, activation=meta["activation"], seed=seed, name=Path(path).parent.name or "rllib"

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from mendikot_env.rules import Rules, resolve_rules
 
-from .base import Agent, RandomAgent
+from .base import Agent, RandomAgent, check_trained_for
 from .ensemble import MEMBER_SEPARATOR, EnsembleAgent
 from .rule_based import LEVELS, RuleBasedAgent
 from .search import SearchAgent, parse_search_spec
@@ -45,11 +45,7 @@ def _network_file(path: Path, rules: Rules | None, seed: int | None) -> Agent:
     agent = load_neural_agent(path, seed=seed)
     # The agent keeps its own rules (its advisor reads their scoring); rules that play hands
     # the same way differ only between hands, which it never sees.
-    differences = [] if rules is None else agent.rules.hand_differences(rules)
-    if differences:
-        raise ValueError(
-            f"{path} was trained for hands played otherwise ({'; '.join(differences)}): {agent.rules}, not {rules}"
-        )
+    check_trained_for(path, agent.rules, rules)
     return agent
 
 

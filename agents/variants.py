@@ -25,11 +25,18 @@ from mendikot_env.observation import observation_layout
 from mendikot_env.rules import Rules
 from mendikot_env.seeding import make_rng
 
+from .base import seed_agent
+
 # Milton Work points of each rank (J=1, Q=2, K=3, A=4), plus 1 for the ten: the cards
 # that win tricks and the card that wins the hand.
 HONOUR_POINTS = np.array([0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4], dtype=np.float64)
 HONOUR_POINTS[TEN_RANK] = 1
 HIDE_STRATEGIES = ("longest", "strongest", "shortest", "random")
+
+
+def _hiding(layout: Any, observations: np.ndarray) -> np.ndarray:
+    """(B,) bool: the rows whose seat is choosing the face-down card."""
+    return layout.view(observations, "phase")[:, 0] > 0.5
 
 
 class NeverAsk:
@@ -95,7 +102,7 @@ class HideChoice:
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs = np.asarray(observations, dtype=np.float32)
-        hiding = self.layout.view(obs, "phase")[:, 0] > 0.5
+        hiding = _hiding(self.layout, obs)
         actions = np.zeros(obs.shape[0], dtype=np.int64)
         if not hiding.all():
             actions[~hiding] = self.base.act(obs[~hiding], np.asarray(masks)[~hiding])
@@ -130,3 +137,33 @@ class HideChoice:
         method = getattr(self.base, "seed", None)
         if callable(method):
             method(seed)
+
+
+class HideWith:
+    """The base agent, except that another agent chooses the face-down card (band hukum):
+    how good is one agent's choice of trump when everything else is played alike?
+
+    Args:
+        base: the agent that plays every other decision.
+        chooser: the agent that lays the face-down card.
+        rules: the rules (for the observation layout).
+        name: display name (default: the base's and the chooser's names).
+    """
+
+    def __init__(self, base: Any, chooser: Any, rules: Rules, name: str | None = None) -> None:
+        self.base, self.chooser = base, chooser
+        self.layout = observation_layout(rules)
+        self.name = name or f"{getattr(base, 'name', 'agent')}-hides-as-{getattr(chooser, 'name', 'agent')}"
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        obs, masks = np.asarray(observations, dtype=np.float32), np.asarray(masks)
+        hiding = _hiding(self.layout, obs)
+        actions = np.zeros(obs.shape[0], dtype=np.int64)
+        for rows, agent in ((~hiding, self.base), (hiding, self.chooser)):
+            if rows.any():
+                actions[rows] = agent.act(obs[rows], masks[rows])
+        return actions
+
+    def seed(self, seed: int | None) -> None:
+        seed_agent(self.base, seed)
+        seed_agent(self.chooser, seed)

@@ -39,7 +39,7 @@ from . import core
 from .arena import Z95, ArenaResult, deal_cards, duplicate_arena, mean_ci, mean_interval, play_hands
 from .observation import ObservationEncoder
 from .rules import Rules, resolve_rules
-from .run_folder import read_rows
+from .run_folder import parse_metrics_lines
 from .seeding import derived_seed, make_rng
 
 CHUNK = 2048  # hands played at once (bounds the memory of observations and bots)
@@ -412,9 +412,7 @@ def learning_curve(run: str | Path) -> LearningCurve:
             row without a key the curve needs.
     """
     path = Path(run) / "metrics.jsonl"
-    lines = path.read_text().splitlines()  # FileNotFoundError: read_rows would give no rows
-    # read_rows skips blank lines (and a torn last one): its rows are the non-blank lines in order.
-    numbered = list(zip(_row_lines(lines), read_rows(path, torn_end_ok=True), strict=False))
+    numbered = [(number, row) for number, _, row in parse_metrics_lines(path, torn_end_ok=True)]
     evals = [r for r in (row for _, row in numbered) if any(k.startswith("eval/win_rate_vs_") for k in r)]
     names = sorted({k.removeprefix("eval/win_rate_vs_") for r in evals for k in r if k.startswith("eval/win_rate_vs_")})
     for number, row in numbered:  # each evaluation row: its own opponents (a resume may change them)
@@ -438,11 +436,6 @@ def learning_curve(run: str | Path) -> LearningCurve:
         iterations=np.array([r["iteration"] for r in train_rows]),
         pool_win_rate=np.array([r["charts/win_rate_vs_pool"] for r in train_rows]),
     )
-
-
-def _row_lines(lines: list[str]) -> list[int]:
-    """1-based numbers of the non-blank lines: the lines ``read_rows`` parsed, in order."""
-    return [number for number, line in enumerate(lines, start=1) if line.strip()]
 
 
 def _check_keys(

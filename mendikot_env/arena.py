@@ -34,7 +34,7 @@ from agents.base import actions_fault, check_plays
 from . import core
 from .cards import NUM_ACTIONS, is_integer, set_to_cards, unpack_sets
 from .match import MatchState
-from .observation import ObservationEncoder
+from .observation import ObservationEncoder, reads_history
 from .rules import Rules, resolve_rules
 from .seeding import check_seed
 
@@ -96,7 +96,8 @@ def play_hands(
         state: the batch of hands to play.
         agents: the agents taking part (objects with ``act(observations, masks)``).
         team_agent: (B, 2) index into ``agents`` of the agent playing each team of each game.
-        encoder: observation encoder for ``state.rules`` (made if not given).
+        encoder: observation encoder for ``state.rules`` (made if not given; made with
+            history if an agent reads it, see :func:`~mendikot_env.observation.reads_history`).
         match_score: optional (B, 2) match points, shown to the agents.
         log: optional action log to fill.
 
@@ -104,6 +105,8 @@ def play_hands(
         AgentError: an agent returned the wrong shape or an illegal action; names the agent.
     """
     encoder = encoder or ObservationEncoder(state.rules)
+    if not encoder.history and any(reads_history(agent) for agent in agents):
+        encoder = ObservationEncoder(state.rules, history=True)  # the others read its prefix
     B = state.batch_size
     rows = np.arange(B)
     buffer = np.empty((B, encoder.size), dtype=np.float32)
@@ -122,7 +125,7 @@ def play_hands(
             mine = np.flatnonzero(live & (acting == k))
             if mine.size == 0:
                 continue
-            chosen = np.asarray(agent.act(obs[mine], masks[mine]))
+            chosen = np.asarray(agent.act(encoder.for_agent(obs[mine], agent), masks[mine]))
             if fault := actions_fault(chosen, mine.size) or _illegal_play(state, bits, mine, chosen):
                 raise AgentError(f"agent {_name(agent)!r} {fault}")
             actions[mine] = chosen

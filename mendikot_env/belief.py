@@ -19,11 +19,23 @@ uniform draw; no rejection is involved.
 :func:`sample_worlds` builds core states from those deals, ready to be stepped by
 :func:`mendikot_env.core.step`: a search agent plays its candidate moves out in them.
 
-What the observation does not hold is filled in so that the rules play on identically: which
-cards each team took (only the counts of tens and tricks matter to the rules), the winners of
-earlier tricks (only the last one, the run holder, is kept), and, after the band card was
-played, which card it was. Uniform means the hider is assumed to have chosen its face-down
-card uniformly from its hand; a policy-weighted belief is not part of this module.
+With the history pieces in the observation (``ObservationEncoder(rules, history=True)``,
+see :func:`mendikot_env.observation.read_history`) the belief knows two more facts, which
+the plain observation loses once the trick is over: the seat whose turn turned the band card
+up could not follow the suit led (the hider included, whose band card may be of that suit),
+and an asker who then played no trump has none. Each world is then the sampled deal replayed
+from the start of the hand through the moves seen, so its whole past (tricks, takings, order
+of play) is the observed one. Without the history what the observation does not hold is
+filled in so that the rules play on identically: which cards each team took (only the counts
+of tens and tricks matter to the rules), the winners of earlier tricks (only the last one,
+the run holder, is kept), the order of the earlier tricks' cards and, after the band card was
+played, which card it was.
+
+Uniform means the hider is assumed to have chosen its face-down card uniformly from its hand,
+and every player to have played any legal card. :meth:`Belief.weigh` drops that assumption
+for a given policy (policy-based inference, as Skat's Kermit does): it weighs uniform deals by
+the chance of the other seats' moves seen under the policy, hide and asks included, so in band
+hukum the posterior over the face-down card also reflects how the policy hides.
 """
 
 from __future__ import annotations
@@ -32,16 +44,32 @@ import itertools
 from dataclasses import dataclass
 from functools import cache
 from math import factorial
+from typing import Any
 
 import numpy as np
 
-from .cards import CARD_BITS, NUM_CARDS, NUM_RANKS, TENS_MASK, pack_sets, set_to_cards, unpack_sets
-from .core import CARD_SETS, HIDE, NO_CARD, NO_SEAT, NO_SUIT, OVER, PLAY, State, legal_bits, pack_cards
-from .observation import ObservationEncoder
+from .cards import (
+    ASK_ACTION,
+    CARD_BITS,
+    NUM_CARDS,
+    NUM_RANKS,
+    NUM_SUITS,
+    SUIT_MASKS,
+    TENS_MASK,
+    cards_to_set,
+    pack_sets,
+    set_to_cards,
+    unpack_sets,
+)
+from .core import CARD_SETS, HIDE, NO_CARD, NO_SEAT, NO_SUIT, OVER, PLAY, State, legal_bits, new_hands, pack_cards, step
+from .observation import History, ObservationEncoder, read_history, reads_history
 from .rules import Rules
 from .seeding import make_rng
 
-NUM_SUITS = 4
+# A deterministic policy's move gets probability 1 - EPSILON, and every legal move EPSILON /
+# (legal moves) more: a deal where the policy would have played otherwise is unlikely, not
+# impossible (people and bots are not perfectly predictable, and one zero would end a deal).
+EPSILON = 0.1
 # Largest (samples x suit counts x slots) block drawn at once: bounds memory with 6 or 8 players.
 _BLOCK = 2_000_000
 
@@ -55,7 +83,7 @@ class InfoState:
     """
 
     rules: Rules
-    observation: np.ndarray  # (D,) float32 observation of one seat
+    observation: np.ndarray  # (D,) float32 observation of one seat, plain or with history
     mask: np.ndarray | None = None  # (53,) legal actions of that seat, when it is to act
 
 
@@ -87,11 +115,13 @@ class SeatView:
     run_holder: int
     trick_no: int
     phase: int  # HIDE, PLAY or OVER
+    match_score: tuple[float, float] = (0.0, 0.0)  # match points / target: mine, theirs
+    history: History | None = None  # the play sequence, when the observation holds it
 
 
 @cache
-def _encoder(rules: Rules) -> ObservationEncoder:
-    return ObservationEncoder(rules)
+def _encoder(rules: Rules, history: bool = False) -> ObservationEncoder:
+    return ObservationEncoder(rules, history)
 
 
 def _index(onehot: np.ndarray) -> int:
@@ -110,11 +140,14 @@ def read_view(rules: Rules, observation: np.ndarray) -> SeatView:
     Returns:
         The decoded view, relative seats as in the observation.
     """
-    layout = _encoder(rules).layout
+    layout, with_history = _encoder(rules).layout, _encoder(rules, True).size
     obs = np.asarray(observation, dtype=np.float32)
-    if obs.shape != (layout.size,):
-        raise ValueError(f"a belief needs one ({layout.size},) observation of {rules}, got shape {obs.shape}")
-    v = {name: layout.view(obs, name) for name in layout.pieces}
+    if obs.shape not in ((layout.size,), (with_history,)):
+        raise ValueError(
+            f"a belief needs one ({layout.size},) observation of {rules} (or ({with_history},) with history), "
+            f"got shape {obs.shape}"
+        )
+    v = layout.split(obs[: layout.size])
     n = rules.n_players
 
     def cards(plane: np.ndarray) -> int:
@@ -145,6 +178,8 @@ def read_view(rules: Rules, observation: np.ndarray) -> SeatView:
         run_holder=_index(v["run_holder"]),
         trick_no=rules.n_tricks if phase_hot < 0 else _index(v["trick_number"]),
         phase=OVER if phase_hot < 0 else (HIDE if phase_hot == 0 else PLAY),
+        match_score=(float(v["match_score"][0]), float(v["match_score"][1])),
+        history=read_history(rules, obs) if obs.size == with_history else None,
     )
 
 
@@ -157,6 +192,9 @@ class Constraints:
     unseen: int  # card set to place
     sizes: tuple[int, ...]  # (n + 1,) unseen cards each slot holds
     allowed: tuple[tuple[bool, ...], ...]  # (n + 1, 4): the slot may hold cards of the suit
+    # (slot, suit) the slot holds at least one card of, or None: with reveal="auto" the seat to
+    # act while the band card is face down can follow the suit led (else the card would be up).
+    holds: tuple[int, int] | None = None
 
 
 def constraints(rules: Rules, view: SeatView) -> Constraints:
@@ -166,7 +204,7 @@ def constraints(rules: Rules, view: SeatView) -> Constraints:
         ValueError: the hand sizes do not add up to the unseen cards (not an observation of ``rules``).
     """
     n, h = rules.n_players, rules.hand_size
-    pack = sum(1 << int(c) for c in pack_cards(rules))
+    pack = cards_to_set(pack_cards(rules))
     played = 0
     for cards in view.played:
         played |= cards
@@ -179,7 +217,8 @@ def constraints(rules: Rules, view: SeatView) -> Constraints:
         hider = k == view.hider
         sizes[k] = h - view.played[k].bit_count() - (hider and view.trump_state == 1) - (hider and view.known >= 0)
     sizes[n] = int(face_down_slot)
-    allowed = [tuple(not (view.voids[k] >> s & 1) for s in range(NUM_SUITS)) for k in range(n)]
+    voids = history_voids(rules, view)
+    allowed = [tuple(not (voids[k] >> s & 1) for s in range(NUM_SUITS)) for k in range(n)]
     allowed.append((True,) * NUM_SUITS)
     _check_variant(rules, view)
     if sum(sizes) != unseen.bit_count() or min(sizes) < 0:
@@ -187,7 +226,29 @@ def constraints(rules: Rules, view: SeatView) -> Constraints:
             f"this observation is not one of {rules}: the other hands hold {sizes} cards "
             f"but {unseen.bit_count()} cards are unseen"
         )
-    return Constraints(unseen, tuple(sizes), tuple(allowed))
+    holds = None
+    if rules.reveal == "auto" and view.phase == PLAY and view.trump_state == 1 and view.led >= 0:
+        to_act = (view.leader + sum(card >= 0 for card in view.trick)) % n
+        holds = (to_act, view.led) if to_act else None
+    return Constraints(unseen, tuple(sizes), tuple(allowed), holds)
+
+
+def history_voids(rules: Rules, view: SeatView) -> list[int]:
+    """The 4-bit sets of suits each relative seat is known to lack: the observed voids, and
+    with the history two facts of the reveal the voids do not hold. The seat whose turn
+    turned the band card up could not follow the suit led to that trick (the hider too,
+    whose band card may be of that suit: it then follows with it and shows no void); an
+    asker who then plays no trump has none, since asking binds it to trump if it can."""
+    voids = list(view.voids)
+    history, by = view.history, view.revealed_by
+    if history is None or by < 0:
+        return voids
+    n, plays, reveal = rules.n_players, history.plays, history.reveal
+    if reveal % n and reveal - reveal % n < len(plays):  # not the leader of its trick
+        voids[by] |= 1 << plays[reveal - reveal % n][1] // NUM_RANKS
+    if view.asked and reveal < len(plays) and plays[reveal][1] // NUM_RANKS != view.trump:
+        voids[by] |= 1 << view.trump
+    return voids
 
 
 def _check_variant(rules: Rules, view: SeatView) -> None:
@@ -255,7 +316,8 @@ def _forward(sizes: np.ndarray, allowed: np.ndarray, counts: list[int]) -> list[
 
 
 class Belief:
-    """The uniform belief of one seat over the unseen cards, from its observation alone.
+    """The uniform belief of one seat over the unseen cards, from its observation alone
+    (weighted by a policy with :meth:`weigh`).
 
     Args:
         info: the seat's observation (and mask) with its rules.
@@ -279,14 +341,38 @@ class Belief:
         self._allowed = np.array(self.constraints.allowed, dtype=bool)[self._active]
         self._cards = _suit_cards(self.constraints.unseen)
         self._tables = _forward(self._sizes, self._allowed, [c.size for c in self._cards])
-        self.count = float(self._tables[-1][tuple(self._sizes)])
+        self._all = float(self._tables[-1][tuple(self._sizes)])  # deals without the `holds` constraint
+        self._void_allowed = None  # where the cards may lie in the deals `holds` excludes
+        self.count = self._all
+        if self.constraints.holds is not None:  # the deals where that slot lacks the suit do not count
+            slot, suit = self.constraints.holds
+            self._void_allowed = self._allowed.copy()
+            self._void_allowed[np.flatnonzero(self._active == slot), suit] = False
+            counts = [c.size for c in self._cards]
+            self.count -= float(_forward(self._sizes, self._void_allowed, counts)[-1][tuple(self._sizes)])
         if self.count <= 0:
             raise ValueError("no deal is consistent with this observation (a seat is void in every suit left)")
 
     def sample_hands(self, n: int, rng: np.random.Generator | int | None = None) -> np.ndarray:
         """(n, slots) uint64: the unseen cards of every slot (relative seats, then the
-        face-down card) in n deals drawn uniformly from the consistent ones."""
+        face-down card) in n deals drawn uniformly from the consistent ones. The one
+        constraint the count over suits leaves out (``holds``: with auto reveal, a suit the
+        seat to act must hold) is met by drawing again the deals that break it."""
         rng = make_rng(rng, "rng")
+        if self.constraints.holds is None:
+            return self._draw(n, rng)
+        slot, suit = self.constraints.holds
+        kept, found = [], 0
+        accept = self.count / self._all
+        while found < n:
+            drawn = self._draw(int((n - found) / accept * 1.1) + 8, rng)
+            drawn = drawn[(drawn[:, slot] & SUIT_MASKS[suit]) != 0]
+            kept.append(drawn)
+            found += drawn.shape[0]
+        return np.concatenate(kept)[:n]
+
+    def _draw(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """(n, slots) uniform deals under the void and size constraints."""
         out = np.zeros((n, len(self.constraints.sizes)), np.uint64)
         if self._active.size == 0:
             return out
@@ -316,17 +402,23 @@ class Belief:
     def card_marginals(self) -> np.ndarray:
         """(slots, 52) exact chance that each unseen card lies in each slot (relative seats,
         then the face-down card): counted, not sampled, by fixing the card in the slot."""
+        ways = self._ways(self._allowed)
+        if self._void_allowed is not None:
+            ways -= self._ways(self._void_allowed)  # less the deals `holds` excludes
+        return ways / self.count
+
+    def _ways(self, allowed: np.ndarray) -> np.ndarray:
+        """(slots, 52) deals under ``allowed`` with each card in each slot."""
         out = np.zeros((len(self.constraints.sizes), NUM_CARDS))
         base = [c.size for c in self._cards]
         for suit, cards in enumerate(self._cards):
             for i, slot in enumerate(self._active):
-                if cards.size == 0 or not self._allowed[i, suit]:
+                if cards.size == 0 or not allowed[i, suit]:
                     continue
                 sizes, counts = self._sizes.copy(), list(base)
                 sizes[i] -= 1
                 counts[suit] -= 1
-                ways = _forward(sizes, self._allowed, counts)[-1][tuple(sizes)]
-                out[slot, cards] = ways / self.count
+                out[slot, cards] = _forward(sizes, allowed, counts)[-1][tuple(sizes)]
         return out
 
     def face_down_posterior(self) -> np.ndarray:
@@ -347,9 +439,112 @@ class Belief:
             return np.eye(NUM_SUITS)[self.view.trump]
         return self.face_down_posterior().reshape(NUM_SUITS, NUM_RANKS).sum(axis=1)
 
-    def worlds(self, n: int, rng: np.random.Generator | int | None = None, seat: int = 0) -> State:
-        """n core states consistent with the observation (see :func:`sample_worlds`)."""
-        return build_worlds(self, self.sample_hands(n, rng), seat)
+    def worlds(
+        self,
+        n: int,
+        rng: np.random.Generator | int | None = None,
+        seat: int = 0,
+        *,
+        policy: Any = None,
+        draws: int | None = None,
+        epsilon: float = EPSILON,
+    ) -> State:
+        """n core states consistent with the observation (see :func:`sample_worlds`).
+
+        With a ``policy`` (needs the history), ``draws`` uniform deals (default 4 n, at least
+        n) are weighted by the chance of the moves seen under it (see :meth:`weigh`, and
+        :data:`EPSILON` for ``epsilon``) and n of them resampled in proportion.
+        """
+        rng = make_rng(rng, "rng")
+        if policy is not None:
+            weighted = self.weigh(policy, max(n, draws or 4 * n), rng, seat, epsilon)
+            return weighted.worlds.select(weighted.resample(n, rng))
+        hidden = self.sample_hands(n, rng)
+        if self.view.history is not None:
+            return replay_worlds(self, hidden, seat)[0]
+        return build_worlds(self, hidden, seat)
+
+    def weigh(
+        self,
+        policy: Any,
+        draws: int,
+        rng: np.random.Generator | int | None = None,
+        seat: int = 0,
+        epsilon: float = EPSILON,
+    ) -> WeightedDeals:
+        """``draws`` uniform deals, each weighted by how likely ``policy`` was to make the other
+        seats' moves seen so far (policy-based inference, as Skat's Kermit does).
+
+        Each deal is replayed from the start of the hand through the observed history, all
+        deals as one core batch; at every move of another seat (the band card's hide and
+        every ask included) the policy acts on that seat's observation in each deal, and the
+        deal's weight is multiplied by the chance of the move seen: ``(1 - epsilon) * p +
+        epsilon / legal moves``, where ``p`` is the policy's ``probabilities`` for the move if
+        it has them (network agents), else 1 if ``act`` chooses it and 0 if not.
+
+        Args:
+            policy: any agent (``act(observations, masks)``), assumed to play every other seat.
+            draws: number M of uniform deals to weigh.
+            rng: a Generator or a seed for the draws.
+            seat: the observer's absolute seat in the replayed worlds.
+            epsilon: the share of the chance spread uniformly over the legal moves.
+
+        Returns:
+            The weighted deals (:class:`WeightedDeals`): resample them, or read their
+            marginals and their effective sample size.
+
+        Raises:
+            ValueError: the observation has no history (encode with ``history=True``).
+        """
+        if self.view.history is None:
+            raise ValueError(
+                "policy-weighted inference replays the moves seen: it needs an observation with history "
+                "(ObservationEncoder(rules, history=True))"
+            )
+        if not 0.0 < epsilon <= 1.0:
+            raise ValueError(f"epsilon must be in (0, 1], got {epsilon!r}")
+        if not isinstance(draws, int | np.integer) or draws < 1:
+            raise ValueError(f"draws must be a positive integer, got {draws!r}")
+        hidden = self.sample_hands(draws, rng)
+        worlds, log_weights = replay_worlds(self, hidden, seat, policy, epsilon)
+        return WeightedDeals(self, hidden, worlds, log_weights)
+
+
+@dataclass(frozen=True)
+class WeightedDeals:
+    """Uniform deals with importance weights from a policy (see :meth:`Belief.weigh`)."""
+
+    belief: Belief
+    hands: np.ndarray  # (M, slots) uint64: unseen cards of each slot, as Belief.sample_hands
+    worlds: State  # batch M: the deals replayed to the observed point
+    log_weights: np.ndarray  # (M,) float64: log chance of the other seats' moves under the policy
+
+    @property
+    def weights(self) -> np.ndarray:
+        """(M,) the normalised weights."""
+        w = np.exp(self.log_weights - self.log_weights.max())
+        return w / w.sum()
+
+    @property
+    def ess(self) -> float:
+        """Effective sample size ``1 / sum(w ** 2)``: M for equal weights, 1 when one deal has all."""
+        return float(1.0 / np.square(self.weights).sum())
+
+    def resample(self, n: int, rng: np.random.Generator | int | None = None) -> np.ndarray:
+        """(n,) indices of deals drawn with replacement in proportion to their weights."""
+        return make_rng(rng, "rng").choice(self.weights.size, size=n, p=self.weights)
+
+    def card_marginals(self) -> np.ndarray:
+        """(slots, 52) the weighted chance that each unseen card lies in each slot."""
+        bits = unpack_sets(self.hands)  # (M, slots, 52)
+        return np.einsum("m,msc->sc", self.weights, bits.astype(np.float64))
+
+    def trump_posterior(self) -> np.ndarray:
+        """(4,) the chance of each suit being trump, as :meth:`Belief.trump_posterior`."""
+        belief = self.belief
+        if belief.view.trump >= 0 or belief.view.my_face_down >= 0 or not belief.constraints.sizes[-1]:
+            return belief.trump_posterior()
+        return self.card_marginals()[-1].reshape(NUM_SUITS, NUM_RANKS).sum(axis=1)
 
 
 def _deal_suit(cards: np.ndarray, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -369,7 +564,9 @@ def sample_worlds(info_state: InfoState, n: int, rng: np.random.Generator | int 
 
     Each is a uniform draw from the deals consistent with the observation, built so that the
     core plays on from it exactly as from the true state: encoded for the seat, each gives
-    back the same observation (and, if the seat acts, the same legal mask).
+    back the same observation (and, if the seat acts, the same legal mask). With the history
+    pieces in the observation each world is the deal replayed through the moves seen, so its
+    whole past (the order of play, the tricks each team took) is the one observed.
 
     Args:
         info_state: the seat's observation (and mask) with its rules.
@@ -379,9 +576,106 @@ def sample_worlds(info_state: InfoState, n: int, rng: np.random.Generator | int 
             at ``(seat + k) % n_players``; the rules do not depend on the numbering).
 
     Returns:
-        A :class:`~mendikot_env.core.State` of batch n.
+        A :class:`~mendikot_env.core.State` of batch n. For worlds weighted by a policy,
+        ``Belief(info_state).worlds(n, rng, seat, policy=agent)``.
     """
     return Belief(info_state).worlds(n, rng, seat)
+
+
+def replay_worlds(
+    belief: Belief, hidden: np.ndarray, seat: int = 0, policy: Any = None, epsilon: float = EPSILON
+) -> tuple[State, np.ndarray]:
+    """The sampled deals replayed from the start of the hand through the observed history.
+
+    The moves are public and the same in every deal, so the deals step in lockstep as one
+    batch: the hide (the band card of each deal), then each card, the ask just before the
+    card it came before. With a ``policy``, every move of another seat multiplies each
+    deal's weight by its chance under the policy (see :meth:`Belief.weigh`).
+
+    Returns:
+        The replayed worlds and (M,) log weights (zeros without a policy).
+
+    Raises:
+        ValueError: the replay does not give back the observation (it was altered).
+    """
+    rules, view = belief.rules, belief.view
+    history = view.history
+    assert history is not None
+    n, M = rules.n_players, hidden.shape[0]
+    absolute = [(seat + k) % n for k in range(n)]
+    deal = np.zeros((M, n), np.uint64)
+    deal[:, absolute] = hidden[:, :n] | np.array(view.played, np.uint64)
+    deal[:, seat] |= np.uint64(view.hand)
+    if view.my_face_down >= 0:
+        band = np.full(M, view.my_face_down)
+    elif view.phase == PLAY and view.trump_state == 1:
+        band = _first_card(hidden[:, n])
+    else:
+        band = np.full(M, history.band_card)  # -1 before the hide
+    if view.hider >= 0 and view.phase != HIDE:
+        deal[:, absolute[view.hider]] |= CARD_BITS[band]
+    cards = np.nonzero(unpack_sets(deal))[2].reshape(M, n, rules.hand_size)
+    open_cards = np.full(M, view.open_card) if rules.trump == "open" else None
+    worlds = new_hands(rules, M, 0, deals=cards, dealers=absolute[view.dealer], open_cards=open_cards)
+    moves: list[np.ndarray | int] = [band] if view.hider >= 0 and view.phase != HIDE else []
+    for i, (_, card) in enumerate(history.plays):
+        moves += [ASK_ACTION, card] if view.asked and i == history.reveal else [card]
+    if view.asked and history.reveal == len(history.plays):
+        moves.append(ASK_ACTION)
+    log_weights = np.zeros(M)
+    encoder = _encoder(rules, reads_history(policy))
+    score = _match_points(rules, view, seat) if policy is not None else None
+    for move in moves:
+        mover = int(worlds.current[0])
+        if policy is not None and mover != seat:
+            log_weights += np.log(_chance(policy, encoder, worlds, mover, move, epsilon, score))
+        step(worlds, move)
+    _check_replay(belief, worlds, seat)
+    return worlds, log_weights
+
+
+def _match_points(rules: Rules, view: SeatView, seat: int) -> np.ndarray:
+    """(1, 2) match points by absolute team, from the observation's (mine, theirs) / target."""
+    points = np.zeros((1, 2))
+    points[0, seat % 2], points[0, 1 - seat % 2] = (np.rint(x * rules.target) for x in view.match_score)
+    return points
+
+
+def _chance(
+    policy: Any,
+    encoder: ObservationEncoder,
+    worlds: State,
+    mover: int,
+    move: np.ndarray | int,
+    epsilon: float,
+    score: np.ndarray | None,
+) -> np.ndarray:
+    """(M,) the chance of ``move`` under the policy at ``mover``'s turn in each world."""
+    M = worlds.batch_size
+    obs = encoder.encode(worlds, np.full(M, mover), None if score is None else np.repeat(score, M, axis=0))
+    masks = unpack_sets(legal_bits(worlds), ASK_ACTION + 1).astype(bool)
+    move = np.broadcast_to(np.asarray(move, np.int64), (M,))
+    probabilities = getattr(policy, "probabilities", None)
+    if callable(probabilities):
+        p = np.asarray(probabilities(obs, masks), np.float64)[np.arange(M), move]
+    else:
+        p = (np.asarray(policy.act(obs, masks)) == move).astype(np.float64)
+    return (1.0 - epsilon) * p + epsilon / masks.sum(axis=1)
+
+
+def _check_replay(belief: Belief, worlds: State, seat: int) -> None:
+    """The first world, encoded for the seat, must give back its observation (and mask)."""
+    info = belief.info
+    obs = np.asarray(info.observation, np.float32)
+    encoder = _encoder(belief.rules, obs.size != _encoder(belief.rules).size)
+    keep = np.ones(encoder.size, bool)
+    keep[slice(encoder.layout.pieces["match_score"].start, encoder.layout.pieces["match_score"].stop)] = False
+    first = worlds.select([0])
+    same = np.array_equal(encoder.encode(first, np.array([seat]))[0][keep], obs[keep])
+    if not same or (info.mask is not None and int(legal_bits(first)[0]) != int(pack_sets(np.asarray(info.mask) != 0))):
+        raise ValueError(
+            f"no game state of {belief.rules} gives this observation: it was encoded for other rules or altered"
+        )
 
 
 def build_worlds(belief: Belief, hidden: np.ndarray, seat: int = 0) -> State:
@@ -475,7 +769,26 @@ def _world_state(rules: Rules, view: SeatView, hidden: np.ndarray, seat: int, re
         last_winner=full(seat_of(view.run_holder)),
         trick_winners=np.tile(_trick_winners(rules, view, absolute), (B, 1)),
         deal=deal,
+        play_index=np.tile(_play_index(rules, view), (B, 1)),
     )
+
+
+def _play_index(rules: Rules, view: SeatView) -> np.ndarray:
+    """(52,) int8 places in the play order: the current trick's from its leader on; without
+    the history the earlier tricks' order is not observed, so their cards are numbered in
+    card order (the rules never read it; observe with history to sample it exactly)."""
+    n = rules.n_players
+    out = np.full(NUM_CARDS, -1, np.int8)
+    trick = [card for card in view.trick if card >= 0]
+    played = 0
+    for cards in view.played:
+        played |= cards
+    earlier = set_to_cards(played & ~cards_to_set(trick))
+    out[earlier] = np.arange(len(earlier))
+    for k, card in enumerate(view.trick):
+        if card >= 0:
+            out[card] = view.trick_no * n + (k - view.leader) % n
+    return out
 
 
 def _first_card(sets: np.ndarray) -> np.ndarray:

@@ -111,6 +111,7 @@ class State:
     last_winner: np.ndarray  # (B,) int64: seat that won the previous trick, else NO_SEAT
     trick_winners: np.ndarray  # (B, n_tricks) int64: winner of each trick, NO_SEAT if unplayed
     deal: np.ndarray  # (B, n) uint64: cards dealt to each seat (for records and replays)
+    play_index: np.ndarray  # (B, 52) int8: place of card c in this hand's play order (0 = first card), -1 unplayed
 
     def __post_init__(self) -> None:
         # The step updates per-seat arrays through flat views (reshape(-1)), which are
@@ -272,6 +273,7 @@ def _deal(
         last_winner=np.full(B, NO_SEAT, dtype=np.int64),
         trick_winners=np.full((B, rules.n_tricks), NO_SEAT, dtype=np.int64),
         deal=hands.copy(),
+        play_index=np.full((B, NUM_CARDS), -1, dtype=np.int8),
     )
 
 
@@ -655,6 +657,7 @@ def _play(state: State, sel: slice | np.ndarray | int, games: np.ndarray | int, 
         state.duty[sel] = False
     size = read(state.trick_size, sel) + 1
     state.trick_size[sel] = size
+    state.play_index[games, cards] = read(state.trick_no, sel) * n + size - 1  # 2-D: cheaper than a flat index
     state.current[sel] = nxt
     if one:
         if size == n:

@@ -39,7 +39,7 @@ and behaves as it does.
 
 ``` python
 mendikot_env.env(rules=None, render_mode=None, reward="win", episode="hand",
-                 render_seat=None, **rule_fields)
+                 render_seat=None, history=False, **rule_fields)
 ```
 
 `rules`: a `Rules`, a preset name (`"standard"`, `"band"`, `"band_auto"`, `"open"`,
@@ -59,6 +59,10 @@ rules' dealer rotation and scoring; rewards after each hand).
 
 `render_seat`: show only this seat's hand in renders (a player's view); None shows
 every hand (debug view).
+
+`history`: True appends the public move history to every observation (the pieces
+`play_order`, `reveal_at` and `revealed_card` below; 105 more floats). False (the default) leaves the
+observation as the table below ends, so networks trained on it read it unchanged.
 
 A misspelt option (`env(rendermode="ansi")`) is a ValueError listing the Rules fields and
 the env's own options; a bad value names the option and what it may be.
@@ -99,7 +103,21 @@ float32 vector relative to the observing seat (relative seat 0 = me, 1 = next to
 | `phase`        | (2,)     | choosing the band card / playing                                  |
 | `match_score`  | (2,)     | match points / target (capped at 1): my team, their team          |
 
-Size = 52 (7 + 2n) + 10n + T + 31: 864 for four players, 1087 for six, 1313 for eight. Named views:
+With `history=True` three pieces follow (P = n T, the cards played in a hand):
+
+| piece          | shape    | meaning                                                           |
+|----------------|----------|-------------------------------------------------------------------|
+| `play_order`   | (52,)    | (place of the card in the hand's play order + 1) / P; 0 unplayed  |
+| `reveal_at`    | (1,)     | (cards played before the band card's reveal + 1) / P; 0 none      |
+| `revealed_card`| (52,)    | the band card once turned up (kept after it is played)            |
+
+With `played`, which says who played each card, and `asked` and `revealed_by`, they are the
+whole public history: the sequence of (seat, card), where the ask or reveal came and the
+card it showed. `mendikot_env.observation.read_history(rules, obs["observation"])` decodes
+it into that sequence (relative seats), the reveal's place in it and the band card.
+
+Size = 52 (7 + 2n) + 10n + T + 31: 864 for four players, 1087 for six, 1313 for eight
+(105 more with `history=True`). Named views:
 `env.unwrapped.observation_layout.view(obs["observation"], "hand")` or
 `.split(obs["observation"])`.
 Nothing a seat may not know is in its observation: other hands and another seat's
@@ -210,7 +228,7 @@ def env(rules: Rules | str | dict[str, Any] | None = None, **kwargs: Any) -> AEC
 
     Args:
         rules: a Rules, a preset name or a dict of fields (None: the standard game).
-        **kwargs: env options (render_mode, reward, episode, render_seat) and rule fields.
+        **kwargs: env options (render_mode, reward, episode, render_seat, history) and rule fields.
 
     Example:
         >>> e = env("band", n_players=6)
@@ -250,10 +268,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         reward: str = "win",
         episode: str = "hand",
         render_seat: int | None = None,
+        history: bool = False,
         **rule_fields: Any,
     ) -> None:
         super().__init__()
-        options = ("render_mode", "reward", "episode", "render_seat")
+        options = ("render_mode", "reward", "episode", "render_seat", "history")
         self.rules = resolve_rules(rules, other_options=options, **rule_fields)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
@@ -267,11 +286,15 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         if render_seat is not None and not (is_integer(render_seat) and render_seat in range(n)):
             raise ValueError(f"render_seat {render_seat!r} is not a seat; use None or an integer 0..{n - 1}")
         render_seat = None if render_seat is None else int(render_seat)
+        if not isinstance(history, bool | np.bool_):
+            raise ValueError(f"history {history!r} is not allowed; use True or False")
         self.render_mode = render_mode
         self.reward_mode = reward
         self.episode = episode
         self.render_seat = render_seat
-        self.encoder = ObservationEncoder(self.rules)
+        self.history = bool(history)
+        self.encoder = ObservationEncoder(self.rules, history=self.history)
+        self._public_encoder = ObservationEncoder(self.rules)  # env.state()'s public view has no history
         self.observation_layout = self.encoder.layout
         self.state_layout = state_layout(self.rules)
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -358,7 +381,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         if self.game is None:
             raise _before_reset("state")
         score = None if self.match is None else self.match.scores
-        return encode_state(self.game, self.encoder, score)[0]
+        return encode_state(self.game, self._public_encoder, score)[0]
 
     # -- step --------------------------------------------------------------------------
 

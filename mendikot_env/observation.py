@@ -90,12 +90,21 @@ class Layout:
         return "\n".join(rows)
 
 
-def observation_layout(rules: Rules) -> Layout:
+def observation_layout(rules: Rules, history: bool = False) -> Layout:
     """The observation pieces for a rule set (n seats, T tricks), in order.
 
-    Size = 52 * (7 + 2n) + 10n + T + 31 (864 for four players).
+    Size = 52 * (7 + 2n) + 10n + T + 31 (864 for four players). With ``history`` three pieces
+    follow, 105 floats: the order in which the cards were played, where the band card's
+    reveal came and which card it was (see :func:`read_history`); the plain observation is
+    their prefix.
     """
     n, t = rules.n_players, rules.n_tricks
+    plays = n * t  # cards played in a hand
+    extra = [
+        ("play_order", (NUM_CARDS,), f"(place of the card in the hand's play order + 1) / {plays}; 0 unplayed"),
+        ("reveal_at", (1,), f"(cards played before the band card's reveal + 1) / {plays}; 0 no reveal"),
+        ("revealed_card", (NUM_CARDS,), "the band card once it was turned up (kept after it is played)"),
+    ]
     return Layout(
         [
             ("hand", (NUM_CARDS,), "cards in my hand"),
@@ -125,8 +134,68 @@ def observation_layout(rules: Rules) -> Layout:
             ("trick_number", (t,), "one-hot index of the current trick"),
             ("phase", (2,), "one-hot: choosing the band card / playing"),
             ("match_score", (2,), "match points / target: my team, their team (match episodes)"),
+            *(extra if history else []),
         ]
     )
+
+
+def reads_history(agent: object) -> bool:
+    """Whether an agent reads the history pieces: it declares ``reads_history = True``. The
+    arena and the Gymnasium wrappers then encode its observations with ``history=True``,
+    and give every other agent the plain observation, the prefix of those vectors."""
+    return getattr(agent, "reads_history", False) is True
+
+
+@dataclass(frozen=True)
+class History:
+    """The public history of a hand, decoded from one observation with history.
+
+    ``plays[i]`` is the i-th card played this hand and who played it, as (relative seat,
+    card id); the band card ``band_card`` was turned up just before ``plays[reveal]``
+    (``reveal == len(plays)``: before the next card, on the turn of the seat to act), or
+    ``reveal`` and ``band_card`` are -1 when it has not been. Whether it was asked for, and
+    by whom, are the observation's ``asked`` and ``revealed_by``.
+    """
+
+    plays: tuple[tuple[int, int], ...]
+    reveal: int
+    band_card: int = -1
+
+
+def read_history(rules: Rules, observation: np.ndarray) -> History:
+    """Decode the play sequence and the reveal from one observation encoded with history.
+
+    Args:
+        rules: the rules the observation was encoded for.
+        observation: (D,) observation of ``ObservationEncoder(rules, history=True)``.
+
+    Returns:
+        The :class:`History`, seats relative to the observer as in the observation.
+
+    Example:
+        >>> from mendikot_env import core
+        >>> state = core.new_hands(Rules(), 1, rng=0)
+        >>> core.step(state, core.random_legal_actions(core.legal_bits(state), 0))
+        >>> obs = ObservationEncoder(Rules(), history=True).encode(state, np.array([0]))[0]
+        >>> len(read_history(Rules(), obs).plays)
+        1
+    """
+    layout = observation_layout(rules, history=True)
+    obs = np.asarray(observation, dtype=np.float32)
+    if obs.shape != (layout.size,):
+        raise ValueError(
+            f"read_history needs one ({layout.size},) observation of {rules} encoded with history=True, "
+            f"got shape {obs.shape}"
+        )
+    plays = rules.n_players * rules.n_tricks
+    place = np.rint(layout.view(obs, "play_order") * plays).astype(np.int64) - 1
+    seat_of = np.argmax(layout.view(obs, "played") > 0.5, axis=0)  # (52,) relative seat of each played card
+    cards = np.flatnonzero(place >= 0)
+    cards = cards[np.argsort(place[cards])]
+    reveal = int(np.rint(layout.view(obs, "reveal_at")[0] * plays)) - 1
+    shown = np.flatnonzero(layout.view(obs, "revealed_card") > 0.5)
+    band_card = int(shown[0]) if shown.size else -1
+    return History(tuple((int(seat_of[c]), int(c)) for c in cards), reveal, band_card)
 
 
 class _View:
@@ -153,9 +222,12 @@ class ObservationEncoder:
         (4, 864)
     """
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: Rules, history: bool = False) -> None:
         self.rules = rules
-        self.layout = observation_layout(rules)
+        self.history = history
+        self.layout = observation_layout(rules, history)
+        # The plain observation: a prefix of the vector with history (its pieces come last).
+        self._plain_size = observation_layout(rules).size
         n = rules.n_players
         self._n_planes = 7 + 2 * n
         self._offsets = {name: (p.start, p.stop) for name, p in self.layout.pieces.items()}
@@ -190,7 +262,7 @@ class ObservationEncoder:
             [1 << first + value for value in range(width)] + [0]
             for first, width in zip((self._hot_starts - self._voids.stop).tolist(), widths, strict=True)
         ]
-        self._small_shifts = list(range(0, self.size - self._voids.stop, 64))
+        self._small_shifts = list(range(0, self._plain_size - self._voids.stop, 64))
         # Where each entry of a one-game vector sits in the unpacked bits of its words (the
         # card planes' first 52 bits, the voids' first 4n, then the small features' words):
         # one gather writes the whole vector, where the batched path's three writes cost more.
@@ -199,7 +271,7 @@ class ObservationEncoder:
             [
                 (np.arange(self._n_planes)[:, None] * 64 + np.arange(NUM_CARDS)).reshape(-1),
                 self._n_planes * 64 + np.arange(4 * n),
-                small_first + np.arange(self.size - self._voids.stop),
+                small_first + np.arange(self._plain_size - self._voids.stop),
             ]
         )
         o = self._offsets
@@ -212,6 +284,16 @@ class ObservationEncoder:
     def size(self) -> int:
         """Length D of an observation vector."""
         return self.layout.size
+
+    @property
+    def plain_size(self) -> int:
+        """Length of the plain observation, the prefix of a vector with history."""
+        return self._plain_size
+
+    def for_agent(self, observations: np.ndarray, agent: object) -> np.ndarray:
+        """``observations`` as ``agent`` reads them: whole for an agent that reads the
+        history (:func:`reads_history`), else their plain prefix (a view, no copy)."""
+        return observations if reads_history(agent) else observations[..., : self._plain_size]
 
     def encode(
         self,
@@ -261,15 +343,18 @@ class ObservationEncoder:
             if not NO_SEAT <= seat < n:
                 raise ValueError(f"seats must be 0..{n - 1} (or {NO_SEAT} for a finished game), got [{seat}]")
             legal = None if legal is None else legal.item(0)
-            out[0] = self._write_one(self._one_view(state, max(seat, 0), legal), match_score)
-            return out
-        lowest = seats.min()
-        if lowest < NO_SEAT or seats.max() >= n:
-            bad = sorted(set(seats[(seats < NO_SEAT) | (seats >= n)].tolist()))
-            raise ValueError(f"seats must be 0..{n - 1} (or {NO_SEAT} for a finished game), got {bad}")
-        if lowest < 0:
-            seats = np.maximum(seats, 0)
-        return self._write_batch(self._batch_view(state, seats, legal), match_score, out)
+            out[0, : self._plain_size] = self._write_one(self._one_view(state, max(seat, 0), legal), match_score)
+        else:
+            lowest = seats.min()
+            if lowest < NO_SEAT or seats.max() >= n:
+                bad = sorted(set(seats[(seats < NO_SEAT) | (seats >= n)].tolist()))
+                raise ValueError(f"seats must be 0..{n - 1} (or {NO_SEAT} for a finished game), got {bad}")
+            if lowest < 0:
+                seats = np.maximum(seats, 0)
+            self._write_batch(self._batch_view(state, seats, legal), match_score, out)
+        if self.history:
+            self._write_history(state, out)
+        return out
 
     def encode_one(
         self, state: State, seat: int, match_score: np.ndarray | None = None, legal: int | None = None
@@ -280,7 +365,13 @@ class ObservationEncoder:
         State of these rules, a seat 0..n-1, match scores (1, 2) or None, and ``legal`` as
         the Python int of ``core.legal_bits(state)`` if they have it.
         """
-        return self._write_one(self._one_view(state, seat, legal), match_score)
+        plain = self._write_one(self._one_view(state, seat, legal), match_score)
+        if not self.history:
+            return plain
+        out = np.empty((1, self.size), dtype=np.float32)
+        out[0, : self._plain_size] = plain
+        self._write_history(state, out)
+        return out[0]
 
     # The rules of the pieces are written once (_card_sets, _small_features) over a
     # _View: one game's Python numbers (B = 1, the AEC env's path: numpy's per-call cost
@@ -396,8 +487,8 @@ class ObservationEncoder:
         return hot, scalars
 
     def _write_one(self, v: _View, match_score: np.ndarray | None) -> np.ndarray:
-        """Game 0's (D,) float32 vector: one unpack of the card planes, the voids and the
-        one-hots, then the scalars."""
+        """Game 0's plain vector (float32, without the history pieces): one unpack of the card
+        planes, the voids and the one-hots, then the scalars."""
         planes, winning = self._card_sets(v)
         # The one-hot pieces ride in the same unpack as the card planes: a set bit for each
         # entry, counted from the end of the voids, split into 64-bit words.
@@ -432,6 +523,30 @@ class ObservationEncoder:
         if match_score is not None:
             self._write_match_score(match_score, v.mine_first, out)
         return out
+
+    def _write_history(self, state: State, out: np.ndarray) -> None:
+        """The history pieces: each card's place in the play order, and where the reveal came.
+
+        The reveal came on the revealing seat's turn in trick ``reveal_trick``: just before
+        that seat's card of the trick, or, if it has not played yet, before the next card.
+        """
+        n = self.rules.n_players
+        plays = n * self.rules.n_tricks
+        order = state.play_index.astype(np.int64)
+        start = self.layout.pieces["play_order"].start
+        out[:, start : start + NUM_CARDS] = (order + 1) * (1.0 / plays)
+        revealed = state.revealed_by >= 0
+        at = np.zeros(state.batch_size)
+        if np.count_nonzero(revealed):
+            first = state.reveal_trick * n  # (B,) place of the reveal trick's first card
+            in_trick = (order >= first[:, None]) & (order < first[:, None] + n)
+            by_revealer = unpack_sets(state.played[_rows(state.batch_size), state.revealed_by]).astype(bool)
+            card = np.where(in_trick & by_revealer, order, -1).max(axis=1)
+            place = np.where(card >= 0, card, first + state.trick_size)
+            at = np.where(revealed, (place + 1) * (1.0 / plays), 0.0)
+        out[:, start + NUM_CARDS] = at
+        shown = CARD_SETS[np.where(revealed, state.band_card, NUM_CARDS)]  # the empty set if none
+        out[:, start + NUM_CARDS + 1 : start + 2 * NUM_CARDS + 1] = unpack_sets(shown)
 
     def _write_planes(self, planes: np.ndarray, out: np.ndarray) -> None:
         """Unpack the (B, planes + 1) sets into ``out``: the card planes, the voids word, and

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -132,46 +132,21 @@ def _fail(where: str, message: str) -> RecordError:
     return RecordError(f"{where}: {message}" if where else message)
 
 
-# What is wrong with a value of a record (a message), or None when nothing is. The reader
-# states each field's rule as one (where, value, Problem) check, and _require raises the
-# first problem found; a later check may assume that every earlier one passed.
-Problem = Callable[[Any], str | None]
-Check = tuple[str, Any, Problem]
+def _wrong(where: str, expected: str, value: Any) -> RecordError:
+    """The error of a value that is not what ``where`` holds: ``"{expected}, got {value}"``."""
+    return _fail(where, f"{expected}, got {_got(value)}")
 
 
-def _require(checks: Iterable[Check]) -> None:
-    """Raise a RecordError naming the place and the problem of the first failing check."""
-    for where, value, problem in checks:
-        if (message := problem(value)) is not None:
-            raise _fail(where, message)
-
-
-def _expect(test: Callable[[Any], bool], expected: str) -> Problem:
-    """A Problem that is ``"{expected}, got {value}"`` when ``test`` fails."""
-    return lambda value: None if test(value) else f"{expected}, got {_got(value)}"
-
-
-def _listed(message: str) -> Problem:
-    """A Problem for a list of offending names: ``message`` with them, unless there are none."""
-    return lambda found: message.format(found) if found else None
-
-
-def _card_problem(value: Any) -> str | None:
+def _check_card(where: str, value: Any) -> None:
     """Records write cards in the canonical form only (``"TS"``)."""
     if not isinstance(value, str):
-        return f"expected a card as text like 'TS', got {value!r}"
+        raise _fail(where, f"expected a card as text like 'TS', got {value!r}")
     try:
         card = parse_card(value)
     except ValueError as error:
-        return str(error)
+        raise _fail(where, str(error)) from None
     if card_str(card) != value:
-        return f"write cards as {card_str(card)!r} (rank then suit letter, upper case), not {value!r}"
-    return None
-
-
-# An integer, and not a bool: Python's ``True`` is an ``int``, JSON's ``true`` is not (the
-# package's one integer test; a parsed JSON value is never a numpy integer).
-is_json_integer = is_integer
+        raise _fail(where, f"write cards as {card_str(card)!r} (rank then suit letter, upper case), not {value!r}")
 
 
 def _json_equal(value: Any, expected: Any) -> bool:
@@ -181,12 +156,12 @@ def _json_equal(value: Any, expected: Any) -> bool:
     return type(value) is type(expected) and value == expected
 
 
-def _one_of(*allowed: Any) -> Callable[[Any], bool]:
-    return lambda value: any(_json_equal(value, choice) for choice in allowed)
+def _one_of(value: Any, allowed: Iterable[Any]) -> bool:
+    return any(_json_equal(value, choice) for choice in allowed)
 
 
-def _seat(n: int) -> Callable[[Any], bool]:
-    return lambda value: is_json_integer(value) and 0 <= value < n
+def _is_seat(value: Any, n: int) -> bool:
+    return is_integer(value) and 0 <= value < n
 
 
 def _got(value: Any) -> str:
@@ -202,124 +177,121 @@ def _float_hint(values: Iterable[Any]) -> str:
 
 REQUIRED_FIELDS = ("format", "version", "rules", "dealer", "deal", "open_card", "face_down", "actions", "result")
 OPTIONAL_FIELDS = ("players", "meta")
+ENTRY_KEYS = {"seat", "action", "kind"}
 
 
-def _header_checks(data: Any) -> Iterator[Check]:
+def _check_header(data: Any) -> None:
     """The record's fields, format and version, and that its rules name every field."""
     known = (*REQUIRED_FIELDS, *OPTIONAL_FIELDS)
-    yield "", data, _expect(lambda d: isinstance(d, dict), "a record is a JSON object")
-    yield "", [k for k in REQUIRED_FIELDS if k not in data], _listed("record is missing field(s) {}")
-    extra = [k for k in data if k not in known]
-    yield "", extra, _listed(f"record has unknown field(s) {{}}; known fields are {list(known)}")
-    yield "format", data["format"], _expect(lambda f: f == FORMAT, f"expected {FORMAT!r}")
-    yield "version", data["version"], _expect(_one_of(VERSION), f"this reader knows version {VERSION} (an integer)")
-    yield "rules", data["rules"], _expect(lambda r: isinstance(r, dict), "expected an object of rule fields")
-    missing_rules = [f for f in Rules().to_dict() if f not in data["rules"]]  # a default would replay other rules
-    yield "rules", missing_rules, _listed("missing field(s) {}; a record names every rule field")
+    if not isinstance(data, dict):
+        raise _wrong("", "a record is a JSON object", data)
+    if missing := [k for k in REQUIRED_FIELDS if k not in data]:
+        raise RecordError(f"record is missing field(s) {missing}")
+    if extra := [k for k in data if k not in known]:
+        raise RecordError(f"record has unknown field(s) {extra}; known fields are {list(known)}")
+    if data["format"] != FORMAT:
+        raise _wrong("format", f"expected {FORMAT!r}", data["format"])
+    if not _json_equal(data["version"], VERSION):
+        raise _wrong("version", f"this reader knows version {VERSION} (an integer)", data["version"])
+    if not isinstance(data["rules"], dict):
+        raise _wrong("rules", "expected an object of rule fields", data["rules"])
+    if missing := [f for f in Rules().to_dict() if f not in data["rules"]]:  # a default would replay other rules
+        raise _fail("rules", f"missing field(s) {missing}; a record names every rule field")
 
 
-def _deal_checks(data: dict[str, Any], rules: Rules) -> Iterator[Check]:
-    """The dealer, a hand of ``hand_size`` canonical cards per seat, and the open and face-down cards."""
-    n = rules.n_players
-    yield "dealer", data["dealer"], _expect(_seat(n), f"expected a seat 0..{n - 1}")
-
-    def hands(deal: Any) -> str | None:
-        if isinstance(deal, list) and len(deal) == n:
-            return None
+def _check_deal(data: dict[str, Any], rules: Rules) -> None:
+    """The dealer, a hand of ``hand_size`` canonical cards per seat, and the open and face-down
+    cards (each a card exactly when the trump rule uses it)."""
+    n, size = rules.n_players, rules.hand_size
+    if not _is_seat(data["dealer"], n):
+        raise _wrong("dealer", f"expected a seat 0..{n - 1}", data["dealer"])
+    deal = data["deal"]
+    if not (isinstance(deal, list) and len(deal) == n):
         got = f"{len(deal)} hands" if isinstance(deal, list) else f"{deal!r:.80}"
-        return f"expected {n} hands (one per seat, as rules.n_players = {n} says), got {got}"
-
-    yield "deal", data["deal"], hands
-    size = rules.hand_size
-    for s, hand in enumerate(data["deal"]):
-        yield f"deal[{s}]", hand, _expect(lambda h: isinstance(h, list) and len(h) == size, f"expected {size} cards")
-        yield from ((f"deal[{s}][{k}]", text, _card_problem) for k, text in enumerate(hand))
+        raise _fail("deal", f"expected {n} hands (one per seat, as rules.n_players = {n} says), got {got}")
+    for s, hand in enumerate(deal):
+        if not (isinstance(hand, list) and len(hand) == size):
+            raise _wrong(f"deal[{s}]", f"expected {size} cards", hand)
+        for k, text in enumerate(hand):
+            _check_card(f"deal[{s}][{k}]", text)
     for key, needs in (("open_card", "open"), ("face_down", "band")):
-        yield key, data[key], _placed_card(needs, rules.trump)
+        if (data[key] is not None) != (rules.trump == needs):
+            raise _fail(key, f"must be a card exactly when trump is {needs!r} (trump is {rules.trump!r})")
+        if data[key] is not None:
+            _check_card(key, data[key])
 
 
-def _placed_card(needs: str, trump: str) -> Problem:
-    """The open or the face-down card: a card exactly when ``trump`` is ``needs``, else null."""
-
-    def problem(card: Any) -> str | None:
-        if (card is not None) != (trump == needs):
-            return f"must be a card exactly when trump is {needs!r} (trump is {trump!r})"
-        return None if card is None else _card_problem(card)
-
-    return problem
-
-
-def _action_checks(actions: Any, n: int) -> Iterator[Check]:
+def _check_actions(actions: Any, n: int) -> None:
     """A list of ``{"seat", "action", "kind"}`` entries (kind optional) with a seat and a card or ASK."""
-    yield "actions", actions, _expect(lambda a: isinstance(a, list), "expected a list")
-    keys = {"seat", "action", "kind"}
-    shape = _expect(
-        lambda e: isinstance(e, dict) and not set(e) - keys and {"seat", "action"} <= set(e),
-        "expected {'seat': int, 'action': 'TS' or 'ASK', 'kind': ...}",
-    )
+    if not isinstance(actions, list):
+        raise _wrong("actions", "expected a list", actions)
     for i, entry in enumerate(actions):
         where = f"action {i}"
-        yield where, entry, shape
-        yield where, entry["seat"], _expect(_seat(n), f"seat must be 0..{n - 1}")
-        yield where, entry["action"], lambda a: None if a == "ASK" else _card_problem(a)
-        if "kind" in entry:
-            yield (
-                where,
-                entry["kind"],
-                _expect(lambda k: k in ACTION_KINDS, f"kind must be one of {list(ACTION_KINDS)}"),
-            )
+        if not (isinstance(entry, dict) and not set(entry) - ENTRY_KEYS and {"seat", "action"} <= set(entry)):
+            raise _wrong(where, "expected {'seat': int, 'action': 'TS' or 'ASK', 'kind': ...}", entry)
+        if not _is_seat(entry["seat"], n):
+            raise _wrong(where, f"seat must be 0..{n - 1}", entry["seat"])
+        if entry["action"] != "ASK":
+            _check_card(where, entry["action"])
+        if "kind" in entry and entry["kind"] not in ACTION_KINDS:
+            raise _wrong(where, f"kind must be one of {list(ACTION_KINDS)}", entry["kind"])
 
 
-def _result_checks(data: dict[str, Any], n: int) -> Iterator[Check]:
-    """The stored result's types, as the schema has them. The replay compares it with ``==``
-    afterwards, which would take ``0`` for ``false`` and ``true`` for ``1``."""
+def _check_result(data: dict[str, Any], n: int) -> None:
+    """The stored result's types, as the schema has them (the replay compares it with ``==``
+    afterwards, which would take ``0`` for ``false`` and ``true`` for ``1``), then the
+    optional players and meta."""
     result = data["result"]
-    yield "result", result, _expect(lambda r: isinstance(r, dict), "expected an object")
-    yield "result", [k for k in RESULT_KEYS if k not in result], _listed("missing key(s) {}")
-    counts = _expect(
-        lambda v: isinstance(v, list) and len(v) == 2 and all(is_json_integer(x) and x >= 0 for x in v),
-        "expected two counts [team 0, team 1] (integers 0 or more)",
-    )
-    flag = _expect(lambda v: isinstance(v, bool), "expected true or false")
-    expected = {
-        "tens": counts,
-        "tricks": counts,
-        "winner": _expect(_one_of(0, 1, None), "expected a team 0 or 1, or null for a drawn hand"),
-        "mendikot": flag,
-        "whitewash": flag,
-        "next_dealer": _expect(_seat(n), f"expected a seat 0..{n - 1}"),
-        "trump": _expect(_one_of(0, 1, 2, 3, None), "expected a suit 0..3 (clubs .. spades) or null"),
-        "trick_winners": _expect(
-            lambda v: isinstance(v, list) and all(map(_seat(n), v)), f"expected a list of seats 0..{n - 1}"
+    if not isinstance(result, dict):
+        raise _wrong("result", "expected an object", result)
+    if missing := [k for k in RESULT_KEYS if k not in result]:
+        raise _fail("result", f"missing key(s) {missing}")
+
+    def counts(v: Any) -> bool:
+        return isinstance(v, list) and len(v) == 2 and all(is_integer(x) and x >= 0 for x in v)
+
+    two_counts = "expected two counts [team 0, team 1] (integers 0 or more)"
+    expected: dict[str, tuple[Callable[[Any], bool], str]] = {  # in RESULT_KEYS order
+        "tens": (counts, two_counts),
+        "tricks": (counts, two_counts),
+        "winner": (lambda v: _one_of(v, (0, 1, None)), "expected a team 0 or 1, or null for a drawn hand"),
+        "mendikot": (lambda v: isinstance(v, bool), "expected true or false"),
+        "whitewash": (lambda v: isinstance(v, bool), "expected true or false"),
+        "next_dealer": (lambda v: _is_seat(v, n), f"expected a seat 0..{n - 1}"),
+        "trump": (lambda v: _one_of(v, (0, 1, 2, 3, None)), "expected a suit 0..3 (clubs .. spades) or null"),
+        "trick_winners": (
+            lambda v: isinstance(v, list) and all(_is_seat(s, n) for s in v),
+            f"expected a list of seats 0..{n - 1}",
         ),
     }
-    yield from ((f"result.{key}", result[key], problem) for key, problem in expected.items())
+    for key, (test, message) in expected.items():
+        if not test(result[key]):
+            raise _wrong(f"result.{key}", message, result[key])
     if "players" in data:
-        names = _expect(
-            lambda p: isinstance(p, list) and len(p) == n and all(isinstance(x, str) for x in p), f"expected {n} names"
-        )
-        yield "players", data["players"], names
-    if "meta" in data:
-        yield "meta", data["meta"], _expect(lambda m: isinstance(m, dict), "expected an object")
+        players = data["players"]
+        if not (isinstance(players, list) and len(players) == n and all(isinstance(p, str) for p in players)):
+            raise _wrong("players", f"expected {n} names", players)
+    if "meta" in data and not isinstance(data["meta"], dict):
+        raise _wrong("meta", "expected an object", data["meta"])
 
 
 def check_structure(data: Any) -> Rules:
     """Check the shape of a record (fields, types, card texts) and return its Rules.
 
     This mirrors the JSON schema by hand, so the package needs no schema library and the
-    errors can say what is wrong in Mendikot terms.
+    errors can say what is wrong in Mendikot terms. Each check may assume the ones before it.
 
     Raises:
         RecordError: naming the first bad field and what it should be.
     """
-    _require(_header_checks(data))
+    _check_header(data)
     try:
         rules = Rules.from_dict(data["rules"])
     except (TypeError, ValueError) as error:
         raise _fail("rules", f"{error}{_float_hint(data['rules'].values())}") from None
-    _require(_deal_checks(data, rules))
-    _require(_action_checks(data["actions"], rules.n_players))
-    _require(_result_checks(data, rules.n_players))
+    _check_deal(data, rules)
+    _check_actions(data["actions"], rules.n_players)
+    _check_result(data, rules.n_players)
     return rules
 
 
@@ -365,9 +337,8 @@ def replay_record(data: dict[str, Any]) -> Replay:
     events = []
     for i, entry in enumerate(actions):
         action = ASK_ACTION if entry["action"] == "ASK" else parse_card(entry["action"])
-        if problem := _entry_problem(state, entry, action, face_down, i):
-            raise RecordError(f"action {i} (seat {entry['seat']}, {entry['action']!r}) {problem}")
-        events.append(_step(state, i, entry["seat"], action))
+        kind = _check_entry(state, entry, action, face_down, i)
+        events.append(_step(state, i, entry["seat"], action, kind))
     if not bool(state.done[0]):
         raise RecordError(
             f"the record ends after {len(actions)} actions but the hand is not over "
@@ -380,26 +351,27 @@ def replay_record(data: dict[str, Any]) -> Replay:
     return Replay(rules, state, events, result)
 
 
-def _entry_problem(state: core.State, entry: dict[str, Any], action: int, face_down: int | None, i: int) -> str | None:
-    """What is wrong with taking the record's entry ``i`` in ``state`` (one game), or None."""
+def _check_entry(state: core.State, entry: dict[str, Any], action: int, face_down: int | None, i: int) -> str:
+    """The kind of the record's entry ``i`` in ``state`` (one game), or a RecordError saying
+    why it cannot be taken there."""
+    where = f"action {i} (seat {entry['seat']}, {entry['action']!r})"
     if bool(state.done[0]):
-        return f"comes after the hand is over ({i} actions finish it)"
+        raise RecordError(f"{where} comes after the hand is over ({i} actions finish it)")
     if entry["seat"] != int(state.current[0]):
-        return f"is out of turn: seat {int(state.current[0])} is to act"
+        raise RecordError(f"{where} is out of turn: seat {int(state.current[0])} is to act")
     legal = int(core.legal_bits(state)[0])
     if not legal >> action & 1:
-        return f"is illegal; legal: {' '.join(action_str(a) for a in set_to_cards(legal))}"
+        raise RecordError(f"{where} is illegal; legal: {' '.join(action_str(a) for a in set_to_cards(legal))}")
     kind = action_kind(state, 0, action)
     if entry.get("kind", kind) != kind:
-        return f"is marked {entry['kind']!r} but is a {kind!r} action here"
+        raise RecordError(f"{where} is marked {entry['kind']!r} but is a {kind!r} action here")
     if kind == "hide" and face_down is not None and face_down != action:
-        return f"hides {entry['action']} but the record's face_down is {card_str(face_down)!r}"
-    return None
+        raise RecordError(f"{where} hides {entry['action']} but the record's face_down is {card_str(face_down)!r}")
+    return kind
 
 
-def _step(state: core.State, index: int, seat: int, action: int) -> TrickEvent:
-    """Take a checked action in ``state`` (one game) and say what it completed."""
-    kind = action_kind(state, 0, action)
+def _step(state: core.State, index: int, seat: int, action: int, kind: str) -> TrickEvent:
+    """Take a checked action of ``kind`` in ``state`` (one game) and say what it completed."""
     trick_no = int(state.trick_no[0])
     trick_before = [(s, int(c)) for s, c in enumerate(state.trick_cards[0]) if c >= 0]
     trump_before = int(state.trump[0])
@@ -494,11 +466,12 @@ def dumps(record: dict[str, Any]) -> str:
 # ------------------------------------------------------------------------------- print
 
 
-def format_record(data: dict[str, Any], symbols: bool = True) -> str:
-    """The record as text, trick by trick (checks it by replaying first)."""
+def format_record(data: dict[str, Any], symbols: bool = True, replay: Replay | None = None) -> str:
+    """The record as text, trick by trick (checks it by replaying first, unless the caller
+    passes the ``replay`` of ``data`` it has made already)."""
     from .cards import hand_str
 
-    replay = replay_record(data)
+    replay = replay_record(data) if replay is None else replay
     rules = replay.rules
     n = rules.n_players
     players = data.get("players") or [f"player_{s}" for s in range(n)]

@@ -68,12 +68,14 @@ def prepare_run_folder(out: Path, run_files: Sequence[str], overwrite: bool, res
 def read_rows(path: Path, torn_end_ok: bool = False) -> list[dict[str, Any]]:
     """The rows of a metrics.jsonl; a line that is not a JSON object is a ValueError naming
     the file and line, except (``torn_end_ok``) a last line cut short by a crash, dropped."""
-    return [row for _, row in parse_metrics_lines(Path(path), torn_end_ok)]
+    path = Path(path)
+    return [row for _, _, row in parse_metrics_lines(path, torn_end_ok)] if path.exists() else []
 
 
-def parse_metrics_lines(path: Path, torn_end_ok: bool) -> list[tuple[str, dict[str, Any]]]:
-    """(line, row) for each non-blank line of a metrics.jsonl."""
-    lines = path.read_text().splitlines() if path.exists() else []
+def parse_metrics_lines(path: Path, torn_end_ok: bool) -> list[tuple[int, str, dict[str, Any]]]:
+    """(line number, line, row) for each non-blank line of a metrics.jsonl (a FileNotFoundError
+    where there is none)."""
+    lines = path.read_text().splitlines()
     parsed = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -87,5 +89,5 @@ def parse_metrics_lines(path: Path, torn_end_ok: bool) -> list[tuple[str, dict[s
             why = str(error)
         if why:
             raise ValueError(f"{path} line {number} is not a metrics row ({why}); repair or delete it")
-        parsed.append((line, row))
+        parsed.append((number, line, row))
     return parsed

@@ -28,7 +28,7 @@ from . import core
 from .cards import NUM_ACTIONS, action_index, unpack_sets
 from .checks import check_choice, is_integer
 from .match import team_rewards
-from .observation import ObservationEncoder
+from .observation import ObservationEncoder, reads_history
 from .render import render_text
 from .reset_options import deal_for_reset
 from .rules import Rules, resolve_rules
@@ -100,6 +100,9 @@ def _set_up_learner(
     view.agents = _seat_agents(view.rules, view.seats, others)
     view._learner = np.isin(np.arange(view.rules.n_players), view.seats)
     view.encoder = ObservationEncoder(view.rules)
+    # The seat agents' observations: with history if one reads it (the others read the prefix).
+    history = any(reads_history(agent) for agent in view.agents.values())
+    view._others_encoder = ObservationEncoder(view.rules, history=history) if history else view.encoder
     view._rng = np.random.default_rng()
 
 
@@ -122,7 +125,7 @@ def play_others(state: core.State, encoder: ObservationEncoder, agents: dict[int
         for seat, agent in agents.items():
             games = np.flatnonzero(waiting & (state.current == seat))
             if games.size:
-                chosen = np.asarray(agent.act(observations[games], masks[games]))
+                chosen = np.asarray(agent.act(encoder.for_agent(observations[games], agent), masks[games]))
                 if fault := actions_fault(chosen, games.size):
                     raise ValueError(f"the agent for seat {seat} {fault}")
                 actions[games] = chosen
@@ -182,7 +185,7 @@ class MendikotGymEnv(gymnasium.Env):
         super().reset(seed=seed)
         self._rng, self.game = rng, game
         _seed_agents(self.agents, seed)
-        play_others(self.game, self.encoder, self.agents, self._learner)
+        play_others(self.game, self._others_encoder, self.agents, self._learner)
         return self._observation(), {"action_mask": self.action_masks()}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
@@ -198,7 +201,7 @@ class MendikotGymEnv(gymnasium.Env):
             info = {"action_mask": self.action_masks(), "illegal_action": True}
             return self._observation(), ILLEGAL_REWARD, True, False, info
         core.step(self.game, np.array([action]), check=False)
-        play_others(self.game, self.encoder, self.agents, self._learner)
+        play_others(self.game, self._others_encoder, self.agents, self._learner)
         info: dict[str, Any] = {"action_mask": self.action_masks()}
         reward = 0.0
         terminated = bool(self.game.phase[0] == core.OVER)
@@ -274,7 +277,7 @@ class MendikotVectorEnv(gymnasium.vector.VectorEnv):
         games = deal_for_reset(self.rules, rng, options, self.num_envs)  # first, as MendikotGymEnv
         self._rng, self.games = rng, games
         _seed_agents(self.agents, seed)
-        play_others(self.games, self.encoder, self.agents, self._learner)
+        play_others(self.games, self._others_encoder, self.agents, self._learner)
         return self._observations(), {"action_mask": self._masks()}
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
@@ -290,7 +293,7 @@ class MendikotVectorEnv(gymnasium.vector.VectorEnv):
             self.games.phase[illegal] = core.OVER
             self.games.current[illegal] = core.NO_SEAT
         core.step(self.games, np.where(illegal, 0, actions), check=False, active=~illegal)
-        play_others(self.games, self.encoder, self.agents, self._learner)
+        play_others(self.games, self._others_encoder, self.agents, self._learner)
         terminated = self.games.phase == core.OVER
         infos: dict[str, Any] = {}
         if np.count_nonzero(terminated):
@@ -305,7 +308,7 @@ class MendikotVectorEnv(gymnasium.vector.VectorEnv):
             infos["winner"] = np.where(finished, results.winner, -2)
             fresh = core.new_hands(self.rules, done.size, self._rng)
             self.games.put(done, fresh)
-            play_others(self.games, self.encoder, self.agents, self._learner)
+            play_others(self.games, self._others_encoder, self.agents, self._learner)
         infos["action_mask"] = self._masks()
         return self._observations(), rewards, terminated, np.zeros(self.num_envs, dtype=bool), infos
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from agents import RandomAgent, make
-from mendikot_env import Rules
+from mendikot_env import Rules, core
 from mendikot_env.arena import (
     AgentError,
     bradley_terry,
@@ -20,8 +20,10 @@ from mendikot_env.arena import (
     league,
     mean_ci,
     mean_interval,
+    play_hands,
 )
 from mendikot_env.cli import main
+from mendikot_env.observation import observation_layout, read_history
 from mendikot_env.records import load_record
 
 
@@ -362,3 +364,44 @@ def test_an_empty_output_name_is_refused_not_ignored(
     monkeypatch.chdir(tmp_path)  # an empty --out would be the working folder
     assert main(argv) == 2
     assert message in capsys.readouterr().err and not any(tmp_path.iterdir())
+
+
+class _HistoryReader(RandomAgent):
+    """A random agent that reads the history pieces, and checks them against its own record."""
+
+    reads_history = True
+
+    def __init__(self, rules: Rules) -> None:
+        super().__init__(seed=0)
+        self.rules, self.widths = rules, set()
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        self.widths.add(observations.shape[1])
+        for obs in observations:
+            history = read_history(self.rules, obs)
+            played = observation_layout(self.rules).view(obs[: observation_layout(self.rules).size], "played")
+            assert len(history.plays) == int(played.sum())
+        return super().act(observations, masks)
+
+
+class _Widths(RandomAgent):
+    def __init__(self) -> None:
+        super().__init__(seed=1)
+        self.widths: set[int] = set()
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        self.widths.add(observations.shape[1])
+        return super().act(observations, masks)
+
+
+@pytest.mark.parametrize("preset", ["standard", "band"])
+def test_play_hands_gives_the_history_to_an_agent_that_reads_it_and_the_plain_observation_to_others(
+    preset: str,
+) -> None:
+    rules = Rules.preset(preset)
+    reader, other = _HistoryReader(rules), _Widths()
+    state = core.new_hands(rules, 8, rng=0)
+    play_hands(state, [reader, other], np.array([[0, 1]] * 4 + [[1, 0]] * 4))
+    assert state.done.all()
+    assert reader.widths == {observation_layout(rules, history=True).size}
+    assert other.widths == {observation_layout(rules).size}

@@ -203,10 +203,11 @@ def test_generated_observation_tables() -> None:
 
 
 def test_env_docstring_lists_the_observation_pieces_in_order() -> None:
-    """The env page's piece table (written by hand, PettingZoo style) follows the layout."""
+    """The env page's piece tables (written by hand, PettingZoo style) follow the layout:
+    the plain pieces, then the history pieces that ``history=True`` appends."""
     doc = importlib.import_module("mendikot_env.env").__doc__
     names = re.findall(r"^\| `(\w+)`\s*\|", doc.split("## Observation Space", 1)[1], re.M)
-    assert names == list(observation_layout(Rules()).pieces)
+    assert names == list(observation_layout(Rules(), history=True).pieces)
     assert "## Legal Actions Mask" in doc and "## Version History" in doc
 
 

@@ -23,12 +23,15 @@ from support import VARIANTS, reference_games
 import mendikot_env
 from mendikot_env import core
 from mendikot_env.analysis import deal_cards
+from mendikot_env.cards import set_to_cards
 from mendikot_env.env import raw_env
 from mendikot_env.observation import (
+    History,
     ObservationEncoder,
     encode_state,
     hidden_planes,
     observation_layout,
+    read_history,
     state_layout,
 )
 from mendikot_env.rules import Rules
@@ -119,7 +122,7 @@ def test_layout_matches_its_documentation(n: int) -> None:
     # The env docstring is the env's documentation page: its table and size formula must
     # be the layout the encoder builds (piece names, order and shapes), for every n.
     rules = Rules(n_players=n)
-    layout = observation_layout(rules)
+    layout = observation_layout(rules, history=True)  # the table ends with the history pieces
     t = rules.n_tricks
     table = documented_table()
     assert [name for name, _ in table] == list(layout.pieces), "env docstring table vs observation_layout"
@@ -416,15 +419,17 @@ def test_one_game_path_equals_the_batched_path(name: str) -> None:
 
 @pytest.mark.parametrize("name", VARIANT_NAMES)
 def test_encode_one_is_encode_at_a_batch_of_one(name: str) -> None:
-    # The AEC env's entry: encode() at B = 1 without the argument checks, legal set as an int.
+    # The AEC env's entry: encode() at B = 1 without the argument checks, legal set as an int;
+    # with and without the history pieces.
     rules = VARIANTS[name]
-    encoder = ObservationEncoder(rules)
+    encoders = [ObservationEncoder(rules), ObservationEncoder(rules, history=True)]
     score = np.array([[1, rules.target + 2]])
     for steps, state in enumerate(random_states(rules, 300 + sorted(VARIANTS).index(name), 3)):
         legal = core.legal_bits(state)
         for game in range(3):
             one = state.select([game])
             for seat in range(rules.n_players):
+                encoder = encoders[(steps + game + seat) % 2]
                 given = (score if steps % 2 else None, int(legal[game]) if (steps + seat) % 3 else None)
                 got = encoder.encode_one(one, seat, *given)
                 assert got.dtype == np.float32 and got.shape == (encoder.size,)
@@ -576,13 +581,15 @@ def compare_replay(
     blind: np.ndarray,
     second_history: list[np.ndarray] | None = None,
     while_face_down: bool = False,
+    history_pieces: bool = False,
 ) -> tuple[int, np.ndarray]:
     """Replay ``history`` in both games; while it stays legal in both, every seat with
-    ``blind[g, seat]`` must see identical observations. Returns the number of observation
-    pairs compared and, per game, whether some non-blind seat's observation ever differed."""
+    ``blind[g, seat]`` must see identical observations (with the history pieces if
+    ``history_pieces``). Returns the number of observation pairs compared and, per game,
+    whether some non-blind seat's observation ever differed."""
     rules = first.rules
     n, B = rules.n_players, first.batch_size
-    encoder = ObservationEncoder(rules)
+    encoder = ObservationEncoder(rules, history=history_pieces)
     valid = np.ones(B, dtype=bool)
     noticed = np.zeros(B, dtype=bool)
     compared = 0
@@ -625,8 +632,9 @@ def compare_replay(
     return compared, noticed
 
 
+@pytest.mark.parametrize("history_pieces", [False, True])
 @pytest.mark.parametrize("name", VARIANT_NAMES)
-def test_no_leak_of_other_hands(name: str) -> None:
+def test_no_leak_of_other_hands(name: str, history_pieces: bool) -> None:
     rules = VARIANTS[name]
     n, B = rules.n_players, 48
     rng = np.random.default_rng(sorted(VARIANTS).index(name))
@@ -647,13 +655,14 @@ def test_no_leak_of_other_hands(name: str) -> None:
     assert (swapped.deal != start.deal).any(axis=1).all()
     blind = np.ones((B, n), dtype=bool)
     blind[games, a] = blind[games, b] = False
-    compared, noticed = compare_replay(start.copy(), swapped, history, blind)
+    compared, noticed = compare_replay(start.copy(), swapped, history, blind, history_pieces=history_pieces)
     assert compared > B * (n - 2) * 10  # many mid-game observations, not just the start
     assert noticed.all()  # the two seats involved do see the difference (their hands)
 
 
+@pytest.mark.parametrize("history_pieces", [False, True])
 @pytest.mark.parametrize("name", [v for v in VARIANT_NAMES if v.startswith("band")])
-def test_no_leak_of_the_face_down_card(name: str) -> None:
+def test_no_leak_of_the_face_down_card(name: str, history_pieces: bool) -> None:
     rules = VARIANTS[name]
     n, B = rules.n_players, 48
     rng = np.random.default_rng(sorted(VARIANTS).index(name))
@@ -668,7 +677,9 @@ def test_no_leak_of_the_face_down_card(name: str) -> None:
     second_history = [y.copy(), *history[1:]]
     blind = np.ones((B, n), dtype=bool)
     blind[games, hider] = blind[games, b] = False
-    compared, noticed = compare_replay(start.copy(), swapped, history, blind, second_history, while_face_down=True)
+    compared, noticed = compare_replay(
+        start.copy(), swapped, history, blind, second_history, while_face_down=True, history_pieces=history_pieces
+    )
     assert compared > B * (n - 2) * 3
     assert noticed.all()
 
@@ -711,3 +722,93 @@ def test_env_observations_do_not_depend_on_hidden_cards() -> None:
     one, two = seen
     assert np.array_equal(one["player_0"], two["player_0"]) and np.array_equal(one["player_1"], two["player_1"])
     assert not np.array_equal(one["player_2"], two["player_2"]) and not np.array_equal(one["player_3"], two["player_3"])
+
+
+# ======================================================================== the history pieces
+
+
+@pytest.mark.parametrize("name", VARIANT_NAMES)
+def test_history_decodes_to_the_true_sequence_and_leaves_the_plain_observation_as_it_was(name: str) -> None:
+    """Random games of every variant, one step at a time: every seat's decoded history is
+    the (relative seat, card) sequence played and the place of the reveal; the plain
+    observation is the prefix of the one with history, at batch one and batched."""
+    rules = VARIANTS[name]
+    n, B = rules.n_players, 6
+    plain, full = ObservationEncoder(rules), ObservationEncoder(rules, history=True)
+    assert plain.size == observation_layout(rules).size and full.size == plain.size + 105
+    assert list(full.layout.pieces)[-3:] == ["play_order", "reveal_at", "revealed_card"]
+    rng = np.random.default_rng(sorted(VARIANTS).index(name))
+    state = core.new_hands(rules, B, rng)
+    plays: list[list[tuple[int, int]]] = [[] for _ in range(B)]
+    reveal = [-1] * B
+    checked = 0
+    while True:
+        for g in range(B):
+            if reveal[g] < 0 and state.revealed_by[g] >= 0:
+                reveal[g] = len(plays[g])  # turned up before the next card
+        for seat in range(n):
+            seats = np.full(B, seat)
+            obs = full.encode(state, seats)
+            np.testing.assert_array_equal(obs[:, : plain.size], plain.encode(state, seats))
+            for g in range(B):
+                one = full.encode(state.select([g]), seats[:1])[0]
+                np.testing.assert_array_equal(one, obs[g])
+                decoded = read_history(rules, one)
+                assert decoded.plays == tuple(((s - seat) % n, c) for s, c in plays[g])
+                assert decoded.reveal == reveal[g]
+                assert decoded.band_card == (state.band_card[g] if reveal[g] >= 0 else -1)
+                checked += 1
+        bits = core.legal_bits(state)
+        if not bits.any():
+            break
+        actions = np.maximum(core.random_legal_actions(bits, rng), 0)
+        playing = (state.phase == core.PLAY) & (actions != 52)
+        for g in np.flatnonzero(playing):
+            plays[g].append((int(state.current[g]), int(actions[g])))
+        core.step(state, actions)
+    assert all(len(p) == rules.pack_size for p in plays)
+    if rules.trump == "band":
+        assert all(r >= 0 for r in reveal)  # the band card is always turned up by the end
+    assert checked > B * n * rules.pack_size
+
+
+def test_history_of_a_scripted_band_hand() -> None:
+    """Band hukum: seat 1 hides, trick 0 is led; the third seat to play asks before playing."""
+    rules = Rules.preset("band")
+    encoder = ObservationEncoder(rules, history=True)
+    for seed in range(200):  # deals until the third player of the first trick cannot follow
+        state = core.new_hands(rules, 1, rng=seed, dealers=0)
+        for _ in range(3):  # seat 1 hides, leads, seat 2 follows
+            core.step(state, [int(np.flatnonzero(core.legal_action_mask(state)[0])[0])])
+        if core.legal_action_mask(state)[0, 52]:
+            break
+    first_two = [(1, *set_to_cards(state.played[0, 1])), (2, *set_to_cards(state.played[0, 2]))]
+    assert read_history(rules, encoder.encode(state, np.array([0]))[0]) == History(tuple(first_two), -1)
+    core.step(state, [52])  # seat 3 asks
+    after_ask = read_history(rules, encoder.encode(state, np.array([0]))[0])
+    assert after_ask == History(tuple(first_two), 2, int(state.band_card[0]))
+    assert encoder.layout.view(encoder.encode(state, np.array([0]))[0], "reveal_at")[0] == np.float32(3 / 52)
+    core.step(state, [int(np.flatnonzero(core.legal_action_mask(state)[0])[0])])
+    seen_by_3 = read_history(rules, encoder.encode(state, np.array([3]))[0])
+    assert [s for s, _ in seen_by_3.plays] == [2, 3, 0] and seen_by_3.reveal == 2
+
+
+def test_read_history_refuses_a_plain_observation() -> None:
+    rules = Rules()
+    state = core.new_hands(rules, 1, rng=0)
+    with pytest.raises(ValueError, match="history=True"):
+        read_history(rules, ObservationEncoder(rules).encode(state, np.array([0]))[0])
+
+
+def test_the_env_takes_history_and_checks_it() -> None:
+    env = mendikot_env.env("band", history=True)
+    env.reset(seed=3)
+    obs = env.observe(env.agent_selection)["observation"]
+    assert obs.shape == (observation_layout(Rules.preset("band"), history=True).size,)
+    assert env.observation_space(env.agent_selection)["observation"].shape == obs.shape
+    assert env.state().shape == env.unwrapped.state_space.shape  # the state tensor has no history
+    plain = mendikot_env.env("band")
+    plain.reset(seed=3)
+    np.testing.assert_array_equal(obs[:864], plain.observe(plain.agent_selection)["observation"])
+    with pytest.raises(ValueError, match="history 'yes' is not allowed"):
+        mendikot_env.env(history="yes")

@@ -1029,13 +1029,17 @@ def test_a_resume_reads_the_runs_settings_and_blames_the_checkpoint_or_the_optio
     state = load_checkpoint(one_iteration_run / "checkpoint.pt", kind="training")
     state["args"] = {**state["args"], **saved} if isinstance(saved, dict) else saved
     save_atomic(state, run / "checkpoint.pt")
+
+    def resumed_options() -> Args:  # as the command reads the run: its checkpoint once, then the options
+        return _resumed_options(run, given, load_checkpoint(run / "checkpoint.pt", kind="training"))
+
     if isinstance(outcome, dict):
-        options = _resumed_options(run, given)
+        options = resumed_options()
         assert {k: getattr(options, k) for k in outcome} == outcome and type(options.snapshot_every) is int
     else:
         kind = ValueError if "checkpoint.pt" not in outcome else CheckpointError
         with pytest.raises(kind, match=outcome) as error:
-            _resumed_options(run, given)
+            resumed_options()
         assert ("checkpoint.pt" in str(error.value)) == (kind is CheckpointError)
 
 

@@ -280,3 +280,28 @@ def test_float_actions_of_the_other_seats_are_refused_not_truncated() -> None:
     env = MendikotGymEnv(seat=3, others=Floating(seed=0))  # seat 0 leads: an other acts at reset
     with pytest.raises(ValueError, match=r"the agent for seat \d returned actions of shape \(1,\) and dtype float64"):
         env.reset(seed=0)
+
+
+class _Widths(RandomAgent):
+    """A random seat agent that notes the observation widths it is given."""
+
+    def __init__(self, reads_history: bool) -> None:
+        super().__init__(seed=1)
+        self.reads_history = reads_history
+        self.widths: set[int] = set()
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        self.widths.add(observations.shape[1])
+        return super().act(observations, masks)
+
+
+def test_seat_agents_that_read_the_history_get_it_and_the_learner_keeps_the_plain_observation() -> None:
+    reader, plain = _Widths(True), _Widths(False)
+    env = MendikotGymEnv(rules="band", others={1: reader, 2: plain, 3: reader})
+    obs, info = env.reset(seed=0)
+    done = False
+    while not done:
+        obs, _, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        done = terminated or truncated
+        assert obs.shape == (864,)
+    assert reader.widths == {864 + 105} and plain.widths == {864}

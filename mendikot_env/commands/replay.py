@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
-from ..records import RecordError, format_record, load_record, read_json
+from ..records import RecordError, Replay, format_record, read_json, replay_record
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -23,15 +24,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    files = record_files(args.files)
+    records = read_records(args.files)
     if args.check:
-        return check_all(files)
-    for i, path in enumerate(files):
-        record = load_record(path)  # raises RecordError (a ValueError) naming the first bad entry
+        return check_all(records)
+    for i, (path, data) in enumerate(records):
+        replay = replayed(path, data)  # a RecordError (a ValueError) naming the file and the first bad entry
         if i:
             print()
         print(f"== {path}")
-        print(format_record(record, symbols=not args.ascii))
+        print(format_record(data, symbols=not args.ascii, replay=replay))
     return 0
 
 
@@ -41,52 +42,69 @@ RECORD_KEYS = ("format", "deal", "actions")
 SUMMARY_KEY = "win_rate"
 
 
-def record_files(paths: list[str]) -> list[str]:
-    """The files to read: each path as given, a folder as its ``*.json`` records in name
-    order (``arena --save DIR`` writes one per hand). An arena or league summary in a folder
-    is skipped, with a note on stderr; every other file is kept, so the check reports a
-    damaged record.
+def read_records(paths: list[str]) -> list[tuple[str, Any]]:
+    """Each file to read with its JSON value, each read once: each path as given, a folder as
+    its ``*.json`` records in name order (``arena --save DIR`` writes one per hand). An arena
+    or league summary in a folder is skipped, with a note on stderr; every other file is
+    kept, so the check reports a damaged record. A file that cannot be read has the
+    RecordError saying why in place of its value, raised or reported in its turn.
 
     Raises:
         RecordError: a folder without any ``*.json`` record.
     """
-    files: list[str] = []
+    records: list[tuple[str, Any]] = []
     for path in paths:
         folder = Path(path)
         if not folder.is_dir():
-            files.append(path)
+            records.append((path, _read(folder)))
             continue
-        found = sorted(file for file in folder.glob("*.json") if file.is_file())
-        records = [file for file in found if not _summary(file)]
-        for file in found:
-            if file not in records:
+        found = [(file, _read(file)) for file in sorted(folder.glob("*.json")) if file.is_file()]
+        kept = [(str(file), data) for file, data in found if not _summary(data)]
+        for file, data in found:
+            if _summary(data):
                 print(f"{file}: skipped, an arena or league summary, not a game record", file=sys.stderr)
-        if not records:
+        if not kept:
             raise RecordError(f"{path}: a folder without any *.json record")
-        files += [str(file) for file in records]
-    return files
+        records += kept
+    return records
 
 
-def _summary(file: Path) -> bool:
-    """Whether ``file`` is an arena or league ``--json`` summary (see SUMMARY_KEY)."""
+def _read(path: Path) -> Any:
+    """The JSON value in ``path``, or the RecordError naming the file and why it cannot be read."""
     try:
-        data = read_json(file)
-    except RecordError:  # not a summary: kept, so that the check reports it
-        return False
+        return read_json(path)
+    except RecordError as error:
+        return error
+
+
+def _summary(data: Any) -> bool:
+    """Whether a file's JSON value is an arena or league ``--json`` summary (see SUMMARY_KEY);
+    a file that cannot be read is not one, so that the check reports it."""
     return isinstance(data, dict) and SUMMARY_KEY in data and not any(key in data for key in RECORD_KEYS)
 
 
-def check_all(files: list[str]) -> int:
+def replayed(path: str, data: Any) -> Replay:
+    """The record read from ``path`` replayed, or a RecordError naming the file, as
+    :func:`~mendikot_env.records.load_record` gives."""
+    if isinstance(data, RecordError):
+        raise data
+    try:
+        return replay_record(data)
+    except RecordError as error:
+        raise RecordError(f"{Path(path)}: {error}") from None
+
+
+def check_all(records: list[tuple[str, Any]]) -> int:
     """One line per file, every file checked (a bad one does not hide the rest); 1 if any is bad."""
     bad = 0
-    for path in files:
+    for path, data in records:
         try:
-            record = load_record(path)
+            replayed(path, data)
         except RecordError as error:
             print(error)  # it starts with the file name
             bad += 1
             continue
-        print(f"{path}: ok ({len(record['actions'])} actions, result {record['result']['tens']} tens)")
+        print(f"{path}: ok ({len(data['actions'])} actions, result {data['result']['tens']} tens)")
     if bad:
-        print(f"{bad} of {len(files)} record(s) failed the check")
+        print(f"{bad} of {len(records)} record(s) failed the check")
     return 1 if bad else 0

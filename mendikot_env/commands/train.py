@@ -60,8 +60,15 @@ def run(args: argparse.Namespace) -> int:
             f"--out {given['out']} with --resume {args.resume}: a resume continues the run in its own folder; "
             "leave out --out (or, to branch the run, copy its folder and resume the copy)"
         )
-    options = _resumed_options(Path(args.resume), given) if args.resume else Args.from_dict(given)
-    out = train(options, resume=bool(args.resume), overwrite=args.overwrite)
+    checkpoint = None
+    if args.resume:  # read once: the run's settings here, its state in train
+        from agents.checkpoint_format import load_checkpoint
+
+        checkpoint = load_checkpoint(Path(args.resume) / "checkpoint.pt", kind="training")
+        options = _resumed_options(Path(args.resume), given, checkpoint)
+    else:
+        options = Args.from_dict(given)
+    out = train(options, resume=bool(args.resume), overwrite=args.overwrite, checkpoint=checkpoint)
     final = read_rows(out / "metrics.jsonl")[-1]
     print(f"run folder: {out}")
     for key, value in final.items():
@@ -72,8 +79,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _resumed_options(run: Path, given: dict[str, Any]) -> Args:
-    """The run's own settings, except what the command line changes (e.g. more --minutes).
+def _resumed_options(run: Path, given: dict[str, Any], checkpoint: dict[str, Any]) -> Args:
+    """The run's own settings (in its loaded training ``checkpoint``), except what the command
+    line changes (e.g. more --minutes).
 
     Settings the checkpoint holds that this package cannot use (and the command line does
     not replace) are a CheckpointError (a ValueError: one line) naming the file; a bad value
@@ -82,24 +90,27 @@ def _resumed_options(run: Path, given: dict[str, Any]) -> Args:
     the integers they are.
     """
     from ..training.args import Args
-    from ..training.checkpoint import CheckpointError, load_checkpoint
+    from ..training.checkpoint import CheckpointError
 
     path = run / "checkpoint.pt"
-    stored = load_checkpoint(path, kind="training")["args"]  # a dict: load_checkpoint checks
-    saved = {key: _whole_numbers(Args, key, value) for key, value in stored.items()}
+    saved = {key: _whole_numbers(Args, key, value) for key, value in checkpoint["args"].items()}
     saved.setdefault("hidden_trump_feature", False)  # runs saved before the feature existed
     if not isinstance(saved.get("rule_fields", {}), dict):
         raise CheckpointError(f"{path} holds rule_fields {saved['rule_fields']!r:.80}, not a dict of Rules fields")
-    # First the run's own settings that the command line leaves (its rule fields are merged,
-    # so the run's are kept): a bad one is the checkpoint's fault.
-    kept = {key: value for key, value in saved.items() if key not in given or key == "rule_fields"}
-    try:
-        Args.from_dict({**kept, "out": str(run)})
-    except (TypeError, ValueError) as error:
-        raise CheckpointError(f"{path} holds settings this package cannot use: {error}") from None
+    merged = given
     if "rule_fields" in given:  # a changed field is checked against the run's own rules
-        given = {**given, "rule_fields": {**saved.get("rule_fields", {}), **given["rule_fields"]}}
-    return Args.from_dict({**saved, **given, "out": str(run)})  # a bad value is the command line's, named by its option
+        merged = {**given, "rule_fields": {**saved.get("rule_fields", {}), **given["rule_fields"]}}
+    try:
+        return Args.from_dict({**saved, **merged, "out": str(run)})
+    except (TypeError, ValueError):
+        # Whose fault: the run's own settings that the command line leaves (its rule fields
+        # are merged, so the run's are kept), or else the command line's, named by its option.
+        kept = {key: value for key, value in saved.items() if key not in given or key == "rule_fields"}
+        try:
+            Args.from_dict({**kept, "out": str(run)})
+        except (TypeError, ValueError) as own:
+            raise CheckpointError(f"{path} holds settings this package cannot use: {own}") from None
+        raise
 
 
 def _whole_numbers(settings: type, key: str, value: Any) -> Any:

@@ -135,19 +135,16 @@ def check_rules(settings: Any) -> None:
     refuses, and RLlib's ``args.json`` unwritable."""
     rules, rule_fields = settings.rules, settings.rule_fields
     if not isinstance(rules, str | Rules | dict):
-        problem = f"--rules (Args.rules) must be a preset name, a Rules or a dict of its fields, got {rules!r}"
-    elif not isinstance(rule_fields, dict):
-        problem = f"Args.rule_fields must be a dict of Rules fields, got {rule_fields!r}"
-    else:
-        try:
-            settings.rules = rules if isinstance(rules, str) else resolve_rules(rules).to_dict()
-        except (TypeError, ValueError) as error:
-            problem = f"--rules (Args.rules): {error}"
-        else:
-            resolved = resolve_rules(settings.rules, **rule_fields)  # its own error names the preset or field
-            settings.rule_fields = {name: getattr(resolved, name) for name in rule_fields}
-            return
-    raise ValueError(problem)
+        raise ValueError(f"--rules (Args.rules) must be a preset name, a Rules or a dict of its fields, got {rules!r}")
+    if not isinstance(rule_fields, dict):
+        raise ValueError(f"Args.rule_fields must be a dict of Rules fields, got {rule_fields!r}")
+    try:
+        base = rules if isinstance(rules, str) else resolve_rules(rules)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"--rules (Args.rules): {error}") from None
+    resolved = resolve_rules(base, **rule_fields)  # its own error names the preset or field
+    settings.rules = rules if isinstance(rules, str) else base.to_dict()
+    settings.rule_fields = {name: getattr(resolved, name) for name in rule_fields}
 
 
 def _is_number(value: Any) -> bool:
@@ -217,27 +214,21 @@ def check_device(device: str) -> None:
     """A ValueError naming ``device`` when torch cannot use it here: torch itself raises a
     RuntimeError or an AssertionError only once the network moves there. Imports torch, so
     it is called by the training, not when Args is made (``--help`` stays fast)."""
-    if why := _device_problem(device):
-        raise ValueError(f"--device (Args.device) {device!r}: {why}")
-
-
-def _device_problem(device: str) -> str:
-    """Why torch cannot use ``device`` here ("" where it can)."""
     import torch
 
+    where = f"--device (Args.device) {device!r}"
     try:
         parsed = torch.device(device)
     except (RuntimeError, TypeError) as error:
-        return f"not a torch device ({_first_line(error)})"
+        raise ValueError(f"{where}: not a torch device ({_first_line(error)})") from None
     backends = {"cuda": ("CUDA", torch.cuda.is_available), "mps": ("MPS", torch.backends.mps.is_available)}
     name, available = backends.get(parsed.type, (parsed.type, lambda: True))
     if not available():
-        return f"{name} is not available here; use --device cpu"
+        raise ValueError(f"{where}: {name} is not available here; use --device cpu")
     try:
         torch.empty(1, device=parsed)  # e.g. cuda:3 on a machine with one GPU
     except (RuntimeError, AssertionError) as error:
-        return f"not usable here ({_first_line(error)}); use --device cpu"
-    return ""
+        raise ValueError(f"{where}: not usable here ({_first_line(error)}); use --device cpu") from None
 
 
 def _first_line(error: BaseException) -> str:

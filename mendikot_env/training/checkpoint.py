@@ -87,9 +87,12 @@ class TrainingState:
         restore_agent_rngs(self.seeded_agents, saved, args, path)
 
 
-def resume_state(path: Path, rules: Rules, args: Args) -> tuple[dict[str, Any], Args]:
-    """The checkpoint a resume continues, checked, and ``args`` with the run's own network."""
-    state = load_checkpoint(path, kind="training")
+def resume_state(
+    path: Path, rules: Rules, args: Args, state: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], Args]:
+    """The checkpoint a resume continues, checked, and ``args`` with the run's own network.
+    ``state`` is the checkpoint at ``path`` where the caller has loaded it already."""
+    state = load_checkpoint(path, kind="training") if state is None else state
     if state["rules"] != rules.to_dict():
         raise CheckpointError(f"{path} was trained on rules {state['rules']}, not {rules}")
     try:
@@ -102,11 +105,11 @@ def _run_network_args(args: Args, saved: dict[str, Any], out: Path) -> Args:
     """``args`` with the network of the run being resumed (a run keeps its network; runs saved
     before the hidden-trump feature existed have none); warns when ``args`` asked otherwise."""
     network = {k: v for k, v in network_fields(saved).items() if k != "advisor_level"}  # Args fields only
-    kept = replace(args, **network)
-    asked = {k: getattr(args, k) for k in network if getattr(args, k) != getattr(kept, k)}
-    if asked:
-        warnings.warn(f"resuming {out}: the run keeps its network {saved}; ignoring {asked}", stacklevel=4)
-    return kept
+    asked = {k: getattr(args, k) for k, v in network.items() if getattr(args, k) != v}
+    if not asked:  # as the command line resumes: the run's own settings, no Args to build again
+        return args
+    warnings.warn(f"resuming {out}: the run keeps its network {saved}; ignoring {asked}", stacklevel=4)
+    return replace(args, **network)
 
 
 def check_pool(pool: list[dict[str, torch.Tensor]], network: Network) -> None:

@@ -141,7 +141,7 @@ def teacher_policy(teacher: Any, obs_size: int) -> Policy:
 # ------------------------------------------------------------------------ the loop
 
 
-def train(args: Args, resume: bool = False, overwrite: bool = False) -> Path:
+def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint: dict[str, Any] | None = None) -> Path:
     """Run (or resume) a training run.
 
     Args:
@@ -149,6 +149,8 @@ def train(args: Args, resume: bool = False, overwrite: bool = False) -> Path:
         resume: continue the run in ``args.out`` exactly, from its checkpoint.
         overwrite: a new run in a folder that already holds one deletes that run's files
             first (otherwise ``RunFolderInUseError``, a ValueError).
+        checkpoint: on a resume, the run's checkpoint as ``load_checkpoint`` returned it, where
+            the caller has read it already (the command reads the run's settings from it).
 
     Returns:
         The run folder (``checkpoint.pt``, ``agent.pt``, metrics, learning curve).
@@ -157,7 +159,7 @@ def train(args: Args, resume: bool = False, overwrite: bool = False) -> Path:
     rules, device = start_checks(args, resume, overwrite)
     saved = None
     if resume:  # the run's own checkpoint and network; the bots below are made as its settings say
-        saved, args = resume_state(out / "checkpoint.pt", rules, args)
+        saved, args = resume_state(out / "checkpoint.pt", rules, args, checkpoint)
     bots, teacher = make_pool_bots_and_teacher(args, rules)  # a bad name fails before --overwrite deletes
     if not resume:
         prepare_new_run_folder(out, overwrite)

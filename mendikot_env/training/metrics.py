@@ -104,7 +104,7 @@ def keep_rows_until(path: Path, iteration: int) -> None:
     if not path.exists():
         return
     lines = parse_metrics_lines(path, torn_end_ok=True)
-    kept = "".join(line + "\n" for line, row in lines if row.get("iteration", 0) <= iteration)
+    kept = "".join(line + "\n" for _, line, row in lines if row.get("iteration", 0) <= iteration)
     if kept != path.read_text():
         write_atomic(path, lambda file: file.write(kept.encode()))
 
