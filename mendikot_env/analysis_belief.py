@@ -1,8 +1,8 @@
 """Studies of the belief about the hidden cards and of the search agent (notebook 05).
 
-Each function plays hands on the core with given agents and measures one thing a seat can
-only infer: how much probability its belief puts on the true trump suit trick by trick, or
-how the cards dealt compare with what it believes. Logic lives here; the notebook shows it.
+Each function plays hands on the core with given agents and measures what a seat can only
+infer: how much probability its belief puts on the true trump suit trick by trick, or on the
+true place of every card it cannot see. Logic lives here; the notebook shows it.
 """
 
 from __future__ import annotations
@@ -13,12 +13,38 @@ from typing import Any
 
 import numpy as np
 
+from agents.search import team_value
+
 from . import core
+from .arena import play_hands
 from .belief import Belief, InfoState
-from .cards import NUM_RANKS
+from .cards import ASK_ACTION, NUM_RANKS, unpack_sets
 from .core import NO_CARD, PLAY
 from .observation import ObservationEncoder
 from .rules import Rules
+
+BeliefOf = Callable[[InfoState], Any]  # a seat's information -> anything with trump_posterior / card_marginals
+Visit = Callable[[core.State, int, int], None]  # (one game's state, game index, trick number)
+
+
+def play_visiting_trick_starts(rules: Rules, agent: Any, hands: int, seed: int, visit: Visit) -> core.State:
+    """Play ``hands`` hands with ``agent`` at every seat, calling ``visit`` once at the start of
+    every trick of every hand (before its first card), and return the finished hands."""
+    encoder = ObservationEncoder(rules)
+    state = core.new_hands(rules, hands, rng=seed)
+    visited = np.full(hands, -1)
+    while not state.done.all():
+        live = ~state.done
+        starting = live & (state.phase == PLAY) & (state.trick_size == 0) & (state.trick_no > visited)
+        for game in np.flatnonzero(starting):
+            visited[game] = state.trick_no[game]
+            visit(state.select(np.array([game])), int(game), int(state.trick_no[game]))
+        rows = np.flatnonzero(live)
+        obs = encoder.encode(state, np.where(live, state.current, 0), legal=core.legal_bits(state))
+        actions = np.zeros(hands, dtype=np.int64)
+        actions[rows] = agent.act(obs[rows], core.legal_action_mask(state)[rows])
+        core.step(state, actions, active=live)
+    return state
 
 
 @dataclass
@@ -44,9 +70,6 @@ class TrumpSharpening:
         return np.where(counts > 0, mean, np.nan), counts
 
 
-BeliefOf = Callable[[InfoState], Belief]
-
-
 def trump_sharpening(
     rules: Rules,
     agent: Any,
@@ -67,29 +90,111 @@ def trump_sharpening(
         encoder: encodes what the beliefs read (an encoder with the history piece gives it
             to them); the agent always sees the plain observation.
     """
-    plain = ObservationEncoder(rules)
-    encoder = encoder or plain
-    state = core.new_hands(rules, hands, rng=seed)
+    encoder = encoder or ObservationEncoder(rules)
     n = rules.n_players
     prob = np.full((hands, rules.n_tricks, n - 1), np.nan)
-    seen = np.zeros((hands, rules.n_tricks), dtype=bool)
+
+    def visit(one: core.State, game: int, trick: int) -> None:
+        if one.face_down[0] == NO_CARD:
+            return
+        true_suit, hider = int(one.face_down[0]) // NUM_RANKS, int(one.hider[0])
+        for r in range(1, n):
+            obs = encoder.encode(one, np.array([(hider + r) % n]))[0]
+            prob[game, trick, r - 1] = belief_of(InfoState(rules, obs)).trump_posterior()[true_suit]
+
+    state = play_visiting_trick_starts(rules, agent, hands, seed, visit)
+    return TrumpSharpening(prob=prob, reveal_trick=state.reveal_trick.copy(), hands=hands)
+
+
+@dataclass
+class CardInference:
+    """Per position (a seat at the start of a trick), the mean chance each belief puts on the
+    true place (hand or face-down slot) of the cards that seat cannot see."""
+
+    trick: np.ndarray  # (P,) int64: the trick that was about to start
+    chance: dict[str, np.ndarray]  # belief name -> (P,) float64 mean chance on the true places
+
+
+def card_inference(
+    rules: Rules,
+    agent: Any,
+    hands: int,
+    beliefs: dict[str, BeliefOf],
+    tricks: tuple[int, ...] = (1, 3, 5),
+    seed: int = 0,
+) -> CardInference:
+    """Play ``hands`` hands with ``agent`` at every seat and, at the start of each trick in
+    ``tricks``, score every seat's beliefs on where the cards it cannot see truly are.
+
+    Args:
+        beliefs: named builders of a belief from one seat's information (the observation
+            holds the history pieces, for policy-weighted beliefs).
+    """
+    encoder = ObservationEncoder(rules, history=True)
+    n = rules.n_players
+    trick_of: list[int] = []
+    chance: dict[str, list[float]] = {name: [] for name in beliefs}
+
+    def visit(one: core.State, game: int, trick: int) -> None:
+        if trick not in tricks:
+            return
+        for seat in range(n):
+            truth = np.zeros((n + 1, 52))
+            truth[:n] = unpack_sets(np.roll(one.hands[0], -seat))  # relative seats, as the belief's slots
+            if one.face_down[0] != NO_CARD and int(one.hider[0]) != seat:
+                truth[n, int(one.face_down[0])] = 1
+            truth[0] = 0  # my own cards are seen
+            info = InfoState(rules, encoder.encode(one, np.array([seat]))[0])
+            for name, belief_of in beliefs.items():
+                marginals = belief_of(info).card_marginals()
+                chance[name].append(float((marginals * truth).sum() / truth.sum()))
+            trick_of.append(trick)
+
+    play_visiting_trick_starts(rules, agent, hands, seed, visit)
+    return CardInference(np.array(trick_of), {name: np.array(v) for name, v in chance.items()})
+
+
+@dataclass
+class AskValues:
+    """At decisions where the player to act may ask for the band card: the search's estimate
+    of asking minus its best card, and the same difference realised on the true deal."""
+
+    estimate: np.ndarray  # (D,) float64: search's mean value of asking - of its best card
+    realised: np.ndarray  # (D,) float64: outcome after asking - after that card, on the true deal
+    asked: np.ndarray  # (D,) bool: the search would have asked here
+
+
+def ask_values(rules: Rules, agent: Any, search: Any, hands: int, seed: int = 0) -> AskValues:
+    """Play ``hands`` hands with ``agent`` at every seat; at every decision where asking for
+    the band card is legal, let ``search`` value each move (``search.move_values``) and play
+    both asking and the search's best card out on the true deal with ``agent`` at every seat.
+
+    Values are in points for the acting seat's team (:func:`agents.search.team_value`'s
+    scale), so the estimate and the outcome are on one scale.
+    """
+    encoder = ObservationEncoder(rules)
+    state = core.new_hands(rules, hands, rng=seed)
+    estimate: list[float] = []
+    realised: list[float] = []
+    asked: list[bool] = []
     while not state.done.all():
         live = ~state.done
-        starting = live & (state.phase == PLAY) & (state.trick_size == 0) & (state.face_down != NO_CARD)
-        for game in np.flatnonzero(starting & ~seen[np.arange(hands), np.minimum(state.trick_no, rules.n_tricks - 1)]):
-            trick, hider = int(state.trick_no[game]), int(state.hider[game])
-            seen[game, trick] = True
-            one = state.select(np.array([game]))
-            true_suit = int(state.face_down[game]) // NUM_RANKS
-            for r in range(1, n):
-                obs = encoder.encode(one, np.array([(hider + r) % n]))[0]
-                prob[game, trick, r - 1] = belief_of(InfoState(rules, obs)).trump_posterior()[true_suit]
-        seats = np.where(live, state.current, 0)
-        bits = core.legal_bits(state)
-        obs = plain.encode(state, seats, legal=bits)
+        obs = encoder.encode(state, np.where(live, state.current, 0), legal=core.legal_bits(state))
         masks = core.legal_action_mask(state)
-        actions = np.zeros(hands, dtype=np.int64)
+        for game in np.flatnonzero(live & masks[:, ASK_ACTION]):
+            moves, values = search.move_values(obs[game], masks[game])
+            cards = moves != ASK_ACTION
+            best = moves[cards][np.argmax(values[cards])]
+            estimate.append(float(values[~cards][0] - values[cards].max()))
+            asked.append(bool(values[~cards][0] > values[cards].max()))
+            both = state.select(np.array([game, game]))
+            core.step(both, np.array([ASK_ACTION, best]))
+            play_hands(both, [agent], np.zeros((2, 2), dtype=np.int64))
+            sign = 1.0 if state.current[game] % 2 == 0 else -1.0
+            outcome = sign * team_value(both)
+            realised.append(float(outcome[0] - outcome[1]))
         rows = np.flatnonzero(live)
+        actions = np.zeros(hands, dtype=np.int64)
         actions[rows] = agent.act(obs[rows], masks[rows])
         core.step(state, actions, active=live)
-    return TrumpSharpening(prob=prob, reveal_trick=state.reveal_trick.copy(), hands=hands)
+    return AskValues(np.array(estimate), np.array(realised), np.array(asked))
