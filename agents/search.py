@@ -217,11 +217,12 @@ class SearchAgent:
 
     def _play_out(self, state: core.State) -> np.ndarray:
         """(B,) the outcome for team 0 of every hand of ``state``: the rollout policy plays
-        every seat (in place) until ``exact`` tricks are left, then :func:`exact_values`."""
+        every seat (in place) until ``exact`` tricks are left or the outcome is settled
+        (:func:`settled`), then :func:`exact_values`."""
         actions = np.zeros(state.batch_size, dtype=np.int64)
         last = self.rules.n_tricks - self.spec.exact  # the rollout plays tricks before this one
         while True:
-            rolling = (state.phase != core.OVER) & (state.trick_no < last)
+            rolling = ~settled(state) & (state.trick_no < last)
             live = np.flatnonzero(rolling)
             if live.size == 0:
                 return exact_values(state)
@@ -233,7 +234,8 @@ class SearchAgent:
 
 def exact_values(state: core.State) -> np.ndarray:
     """(B,) the outcome for team 0 (see :func:`team_value`) of every game of ``state`` under
-    perfect play with all cards open: team 0 maximising, team 1 minimising.
+    perfect play with all cards open: team 0 maximising, team 1 minimising. A line ends where
+    its outcome is settled (:func:`settled`).
 
     Every line of play is enumerated, one level of the tree per move, each level a batch on the
     core (a game with L legal moves becomes L games), then the values are backed up level by
@@ -242,8 +244,8 @@ def exact_values(state: core.State) -> np.ndarray:
     levels = []  # per level: (leaf values, live nodes, first child of each, team 0 to move)
     frontier = state
     while True:
-        value = team_value(frontier)  # meaningful for the finished games
-        live = np.flatnonzero(frontier.phase != core.OVER)
+        value = team_value(frontier)  # meaningful for the settled games
+        live = np.flatnonzero(~settled(frontier))
         flags = unpack_sets(core.legal_bits(frontier)[live], NUM_ACTIONS).view(bool)
         counts = flags.sum(axis=1)
         levels.append((value, live, np.cumsum(counts) - counts, frontier.current[live] % 2 == 0))
@@ -260,10 +262,24 @@ def exact_values(state: core.State) -> np.ndarray:
     return below
 
 
+def settled(state: core.State) -> np.ndarray:
+    """(B,) bool: hands over, or whose winner and points no play can change any more: a team
+    has 3 tens, or at 2 tens each one team has more than half the tricks (tens and tricks taken
+    only grow). Tiered points wait for the end (a mendikot or whitewash may still come). The
+    search stops playing these: :func:`team_value` already gives their points."""
+    over = state.phase == core.OVER
+    if state.rules.scoring == "tiered":
+        return over
+    tens, tricks = core.team_counts(state)
+    three = (tens >= 3).any(axis=1)
+    return over | three | ((tens == 2).all(axis=1) & (2 * tricks > state.rules.n_tricks).any(axis=1))
+
+
 def team_value(state: core.State) -> np.ndarray:
     """(B,) the hand's outcome for team 0 (the observer's in the sampled deals): the points it
     scores or loses (:func:`mendikot_env.core.score_hands`: tiered pays 2 for a mendikot, 3 for
-    a whitewash), plus a tie-break of a hundredth of the tens and tricks margins."""
+    a whitewash), plus a tie-break of a hundredth of the tens and tricks margins (taken so far,
+    for a hand stopped once :func:`settled`)."""
     tens, tricks = core.team_counts(state)
     winner, points = core.score_hands(state.rules, tens, tricks)
     sign = np.where(winner == 0, 1.0, np.where(winner == 1, -1.0, 0.0))
