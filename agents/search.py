@@ -217,19 +217,26 @@ class SearchAgent:
 
     def _play_out(self, state: core.State) -> np.ndarray:
         """(B,) the outcome for team 0 of every hand of ``state``: the rollout policy plays
-        every seat (in place) until ``exact`` tricks are left or the outcome is settled
-        (:func:`settled`), then :func:`exact_values`."""
-        actions = np.zeros(state.batch_size, dtype=np.int64)
+        every seat until the outcome is settled (:func:`settled`, then :func:`team_value`) or
+        ``exact`` tricks are left (then :func:`exact_values`). The games still rolling are
+        kept together in one batch, so every step plays them all."""
+        value = np.empty(state.batch_size)
+        games = np.arange(state.batch_size)  # the game of ``state`` each row of the rolling batch is
         last = self.rules.n_tricks - self.spec.exact  # the rollout plays tricks before this one
         while True:
-            rolling = ~settled(state) & (state.trick_no < last)
-            live = np.flatnonzero(rolling)
-            if live.size == 0:
-                return exact_values(state)
+            ends = settled(state)
+            exact = ~ends & (state.trick_no >= last)
+            if ends.any() or exact.any():
+                value[games[ends]] = team_value(state)[ends]
+                if exact.any():
+                    value[games[exact]] = exact_values(state.select(exact))
+                rolling = np.flatnonzero(~ends & ~exact)
+                if rolling.size == 0:
+                    return value
+                state, games = state.select(rolling), games[rolling]
             legal = core.legal_bits(state)
             obs = self.encoder.encode(state, state.current, legal=legal)
-            actions[live] = self.rollout.act(obs[live], unpack_sets(legal[live], NUM_ACTIONS).view(bool))
-            core.step(state, actions, check=False, active=None if live.size == state.batch_size else rolling)
+            core.step(state, self.rollout.act(obs, unpack_sets(legal, NUM_ACTIONS).view(bool)), check=False)
 
 
 def exact_values(state: core.State) -> np.ndarray:
