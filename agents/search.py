@@ -3,9 +3,10 @@
 For each decision the agent draws K deals consistent with its observation
 (:class:`mendikot_env.belief.Belief`, uniform over the consistent deals, face-down band card
 included), plays each legal move in each deal and finishes the hand: a rollout policy (the
-``hard`` rule-based bot by default) plays every seat until ``exact`` tricks are left, and those
-last tricks are searched exactly, every line of play enumerated as a batch and minimaxed (the
-observer's team maximising, the other minimising) with all cards open, as in the sampled deal.
+``hard`` rule-based bot by default) plays every seat until the outcome is settled (no play can
+change the winner or the points) or ``exact`` tricks are left, and those last tricks are searched
+exactly, every line of play enumerated as a batch and minimaxed (the observer's team maximising,
+the other minimising) with all cards open, as in the sampled deal.
 It plays the move with the best mean outcome for its team. All decisions of a batch, all K
 deals and all moves are one batch on the core. Asking for the band card (action 52) is a move
 like the others: its value is what the reveal shows in the sampled deals, never the true
@@ -25,7 +26,10 @@ Spec syntax (``agents.make``, ``--a`` in the arena): ``search`` or
   takes as many deals as the time left holds at the last round's pace, up to K in all; it must
   hold at least one rollout of a whole hand;
 - ``z``: how many standard errors a move must gain over the rollout policy's own choice, on the
-  same deals, to be played instead (0: the best mean).
+  same deals, to be played instead (0: the best mean);
+- ``infer``: 1 for policy inference about a band card another seat hid: of 8 times as many deals
+  drawn, those where the rollout policy, dealt the hider's hand, would have hidden the card
+  drawn are kept first (0, the default: uniform deals).
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ import numpy as np
 
 from mendikot_env import core
 from mendikot_env.belief import Belief, InfoState
-from mendikot_env.cards import NUM_ACTIONS, unpack_sets
+from mendikot_env.cards import NUM_ACTIONS, NUM_CARDS, unpack_sets
 from mendikot_env.observation import ObservationEncoder
 from mendikot_env.rules import Rules
 from mendikot_env.seeding import make_rng
@@ -49,6 +53,7 @@ ROLLOUT_NAMES = ("random", *LEVELS, "trained")  # the agents a search may roll o
 # The most tricks searched exactly: the tree of the last three tricks has hundreds of lines per
 # deal (about 1 ms a deal here), four tricks tens of thousands.
 MAX_EXACT = 3
+INFER_DRAWS = 8  # with infer: deals drawn per deal kept
 FIRST_ROUND = 8  # deals of the first round under a time budget, which times the rounds after it
 
 
@@ -61,6 +66,7 @@ class SearchSpec:
     exact: int = 2  # tricks left (the current one included) searched exactly; 0: roll out to the end
     budget_ms: float | None = None  # time budget per decision (None: always K deals)
     z: float = 1.0  # standard errors a move must gain over the rollout policy's own move
+    infer: int = 0  # 1: band deals where the rollout policy would have hidden the card drawn (see _worlds)
 
 
 def parse_search_spec(spec: str) -> SearchSpec:
@@ -90,9 +96,11 @@ def _spec_value(spec: str, key: str, value: str) -> object:
             raise ValueError(f"search spec {spec!r}: rollout={value!r} is no rollout agent; one of {ROLLOUT_NAMES}")
         return value.lower()
     try:
-        number = int(value) if key in ("k", "exact") else float(value)
+        number = int(value) if key in ("k", "exact", "infer") else float(value)
     except ValueError:
         number = -1
+    if key == "infer" and number not in (0, 1):
+        raise ValueError(f"search spec {spec!r}: infer={value!r} must be 0 or 1")
     if not (number >= 0 if key in ("z", "exact") else number > 0) or (key == "exact" and number > MAX_EXACT):
         kind = {"k": "an integer >= 1", "exact": f"an integer from 0 to {MAX_EXACT}", "z": "a number >= 0"}
         raise ValueError(
@@ -107,7 +115,7 @@ class SearchAgent:
     Args:
         rules: the rules played (the observations' layout and the game the deals play).
         rollout: the agent that plays every seat from the move until the exact search.
-        spec: K, the rollout's name, the exact tricks, the time budget and z.
+        spec: K, the rollout's name, the tricks searched exactly, the time budget and z.
         seed: seeds the deal sampler (None: fresh entropy).
         max_games: the most games stepped at once (decisions of a batch are grouped to fit).
         name: display name.
@@ -203,7 +211,7 @@ class SearchAgent:
         decision: all decisions, deals and moves stepped as one batch."""
         batches, actions = [], []
         for belief, move in zip(beliefs, moves, strict=True):
-            worlds = belief.worlds(n, self.rng, seat=0)
+            worlds = self._worlds(belief, n)
             batches.append(worlds.select(np.repeat(np.arange(n), move.size)))  # deal-major: game = deal * L + move
             actions.append(np.tile(move, n))
         state = core.State.concat(batches)
@@ -214,6 +222,26 @@ class SearchAgent:
             out.append(value[start : start + n * move.size].reshape(n, move.size))
             start += n * move.size
         return out
+
+    def _worlds(self, belief: Belief, n: int) -> core.State:
+        """n sampled deals; with ``infer`` in band, policy inference for a face-down card another
+        seat hid: ``INFER_DRAWS`` times as many are drawn, and those where the rollout policy,
+        dealt the hider's hand, would have hidden the card drawn come first (rejection sampling,
+        topped up with the others when fewer than n agree)."""
+        if not (self.spec.infer and self.rules.trump == "band"):
+            return belief.worlds(n, self.rng, seat=0)
+        worlds = belief.worlds(n * INFER_DRAWS, self.rng, seat=0)
+        hider = int(worlds.hider[0])
+        if hider <= 0 or not (worlds.face_down >= 0).any():  # no band card down, or the observer hid it
+            return worlds.select(np.arange(n))
+        B = worlds.batch_size
+        ids = np.nonzero(unpack_sets(worlds.deal, NUM_CARDS))[2].reshape(B, self.rules.n_players, -1)
+        dealt = core.new_hands(self.rules, B, deals=ids, dealers=worlds.dealer)
+        bits = core.legal_bits(dealt)
+        obs = self.encoder.encode(dealt, dealt.current, legal=bits)
+        chosen = np.asarray(self.rollout.act(obs, unpack_sets(bits, NUM_ACTIONS).view(bool)))
+        agree = chosen == worlds.band_card
+        return worlds.select(np.argsort(~agree, kind="stable")[:n])
 
     def _play_out(self, state: core.State) -> np.ndarray:
         """(B,) the outcome for team 0 of every hand of ``state``: the rollout policy plays

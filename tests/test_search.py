@@ -36,6 +36,7 @@ def test_make_and_load_build_it_from_a_spec() -> None:
         ("search:exact=-1", "exact='-1'"),
         ("search:exact=4", "exact='4'"),
         ("search:z=-1", "z='-1'"),
+        ("search:infer=2", "infer='2'"),
     ],
 )
 def test_a_malformed_spec_is_a_clear_error_naming_the_value(spec: str, named: str) -> None:
@@ -241,3 +242,33 @@ def test_it_plays_a_hand_in_the_aec_env_from_observations_alone() -> None:
         game.step(int(agent.act(obs["observation"][None], obs["action_mask"][None])[0]))
         steps += 1
     assert steps >= 52
+
+
+def _hide_choices(rules: Rules, worlds: core.State) -> np.ndarray:
+    """The card ``hard`` hides, dealt each world's hider's hand (as the world's first player)."""
+    ids = np.nonzero(core.unpack_sets(worlds.deal))[2].reshape(worlds.batch_size, rules.n_players, -1)
+    dealt = core.new_hands(rules, worlds.batch_size, deals=ids, dealers=worlds.dealer)
+    return agents.make("hard", rules).act(
+        ObservationEncoder(rules).encode(dealt, dealt.current), core.legal_action_mask(dealt)
+    )
+
+
+def test_infer_keeps_the_deals_where_the_rollout_policy_hides_the_card_drawn() -> None:
+    """Policy inference (``infer=1``): the deals kept are consistent with the observation and,
+    far more often than uniform draws, deals where ``hard`` would have hidden the card face down."""
+    from mendikot_env.belief import Belief
+
+    rules = Rules.preset("band")
+    encoder = ObservationEncoder(rules)
+    hard = agents.make("hard", rules)
+    state = core.new_hands(rules, 1, rng=3)
+    core.step(state, hard.act(encoder.encode(state, state.current), core.legal_action_mask(state)))
+    core.step(state, core.random_legal_actions(core.legal_bits(state) & ~core.ASK_BIT, 1))  # the next seat's turn
+    obs, mask = encoder.encode(state, state.current), core.legal_action_mask(state)
+    belief = Belief(InfoState(rules, obs[0], mask[0]))
+    agent = agents.make("search:k=16,infer=1", rules, seed=0)
+    kept = agent._worlds(belief, 16)
+    np.testing.assert_array_equal(encoder.encode(kept, kept.current), np.repeat(obs, 16, axis=0))
+    uniform = belief.worlds(64, 0, seat=0)
+    agree = (_hide_choices(rules, kept) == kept.face_down).mean()
+    assert agree >= 0.5 and agree > 2 * (_hide_choices(rules, uniform) == uniform.face_down).mean()
