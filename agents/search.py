@@ -228,12 +228,10 @@ class SearchAgent:
         seat hid: ``INFER_DRAWS`` times as many are drawn, and those where the rollout policy,
         dealt the hider's hand, would have hidden the card drawn come first (rejection sampling,
         topped up with the others when fewer than n agree)."""
-        if not (self.spec.infer and self.rules.trump == "band"):
-            return belief.worlds(n, self.rng, seat=0)
-        worlds = belief.worlds(n * INFER_DRAWS, self.rng, seat=0)
-        hider = int(worlds.hider[0])
-        if hider <= 0 or not (worlds.face_down >= 0).any():  # no band card down, or the observer hid it
-            return worlds.select(np.arange(n))
+        worlds = belief.worlds(n, self.rng, seat=0)
+        if not (self.spec.infer and worlds.hider[0] > 0 and (worlds.face_down >= 0).any()):
+            return worlds  # no inference asked, no band card down, or the observer hid it
+        worlds = core.State.concat([worlds, belief.worlds(n * (INFER_DRAWS - 1), self.rng, seat=0)])
         B = worlds.batch_size
         ids = np.nonzero(unpack_sets(worlds.deal, NUM_CARDS))[2].reshape(B, self.rules.n_players, -1)
         dealt = core.new_hands(self.rules, B, deals=ids, dealers=worlds.dealer)
