@@ -146,7 +146,7 @@ def _is_search(key: str) -> bool:
 def _search_agent(spec: str, rules: Rules, seed: int | None) -> Agent:
     """The search agent of a ``search:k=64,rollout=hard,budget_ms=50`` spec (see :mod:`agents.search`)."""
     settings = parse_search_spec(spec)
-    rollout = RandomAgent(seed=seed) if settings.rollout == "random" else RuleBasedAgent(rules, settings.rollout)
+    rollout = _named_agent(settings.rollout, rules, seed)  # parse_search_spec took a name of ROLLOUT_NAMES
     return SearchAgent(rules, rollout, settings, seed=seed, name=spec)
 
 

@@ -2,18 +2,34 @@
 
 For each decision the agent draws K deals consistent with its observation
 (:class:`mendikot_env.belief.Belief`, uniform over the consistent deals, face-down band card
-included), plays each legal move in each deal and finishes the hand with a rollout policy
-(the ``hard`` rule-based bot by default) for all four seats, and plays the move with the best
-mean outcome for its team. All decisions of a batch, all K deals and all moves are one batch
-on the core. Asking for the band card (action 52) is a move like the others: its value is what
-the reveal shows in the sampled deals, never the true face-down card, which the agent cannot
-see (it reads only its observation and mask, as every agent does).
+included), plays each legal move in each deal and finishes the hand: a rollout policy (the
+``hard`` rule-based bot by default) plays every seat until the outcome is settled (no play can
+change the winner or the points) or ``exact`` tricks are left, and those last tricks are searched
+exactly, every line of play enumerated as a batch and minimaxed (the observer's team maximising,
+the other minimising) with all cards open, as in the sampled deal.
+It plays the move with the best mean outcome for its team. All decisions of a batch, all K
+deals and all moves are one batch on the core. Asking for the band card (action 52) is a move
+like the others: its value is what the reveal shows in the sampled deals, never the true
+face-down card, which the agent cannot see (it reads only its observation and mask, as every
+agent does).
 
-Spec syntax (``agents.make``, ``--a`` in the arena): ``search`` or ``search:k=64,rollout=medium,budget_ms=40``
-with keys ``k`` (deals per decision, an integer >= 1), ``rollout`` (a rule-based or ``random``
-agent name), ``budget_ms`` (a time budget per decision: rounds of deals stop once it is spent;
-it must hold at least one rollout) and ``z`` (how many standard errors a move must gain over the
-rollout policy's own choice, on the same deals, to be played instead; 0: the best mean).
+Spec syntax (``agents.make``, ``--a`` in the arena): ``search`` or
+``search:k=64,rollout=medium,exact=2,budget_ms=40,z=1`` with keys
+
+- ``k``: deals sampled per decision, an integer >= 1;
+- ``rollout``: the policy that plays the hands out at every seat: ``random``, a rule-based level
+  (``easy``, ``medium``, ``hard``) or ``trained`` (the shipped network; needs torch);
+- ``exact``: tricks left (the current one included) from which every line of play is searched
+  instead of rolled out, an integer from 0 (roll out to the end) to 3 (the tree grows about a
+  hundredfold per trick);
+- ``budget_ms``: a time budget per decision: a first round of 8 deals is timed, then each round
+  takes as many deals as the time left holds at the last round's pace, up to K in all; it must
+  hold at least one rollout of a whole hand;
+- ``z``: how many standard errors a move must gain over the rollout policy's own choice, on the
+  same deals, to be played instead (0: the best mean);
+- ``infer``: 1 for policy inference about a band card another seat hid: of 8 times as many deals
+  drawn, those where the rollout policy, dealt the hider's hand, would have hidden the card
+  drawn are kept first (0, the default: uniform deals).
 """
 
 from __future__ import annotations
@@ -25,24 +41,32 @@ import numpy as np
 
 from mendikot_env import core
 from mendikot_env.belief import Belief, InfoState
-from mendikot_env.cards import NUM_ACTIONS, unpack_sets
+from mendikot_env.cards import NUM_ACTIONS, NUM_CARDS, unpack_sets
 from mendikot_env.observation import ObservationEncoder
 from mendikot_env.rules import Rules
 from mendikot_env.seeding import make_rng
 
-from .base import Agent, check_batch
+from .base import Agent, check_batch, seed_agent
+from .rule_based import LEVELS
 
-ROLLOUT_NAMES = ("random", "easy", "medium", "hard")
+ROLLOUT_NAMES = ("random", *LEVELS, "trained")  # the agents a search may roll out with
+# The most tricks searched exactly: the tree of the last three tricks has hundreds of lines per
+# deal (about 1 ms a deal here), four tricks tens of thousands.
+MAX_EXACT = 3
+INFER_DRAWS = 8  # with infer: deals drawn per deal kept
+FIRST_ROUND = 8  # deals of the first round under a time budget, which times the rounds after it
 
 
 @dataclass(frozen=True)
 class SearchSpec:
     """The settings of a search agent, as its spec names them."""
 
-    k: int = 64  # deals sampled per decision
-    rollout: str = "hard"  # the policy that finishes every hand
+    k: int = 48  # deals sampled per decision (48: the most that keeps to 50 ms a decision here)
+    rollout: str = "hard"  # the policy that plays every seat until the exact search takes over
+    exact: int = 2  # tricks left (the current one included) searched exactly; 0: roll out to the end
     budget_ms: float | None = None  # time budget per decision (None: always K deals)
     z: float = 1.0  # standard errors a move must gain over the rollout policy's own move
+    infer: int = 0  # 1: band deals where the rollout policy would have hidden the card drawn (see _worlds)
 
 
 def parse_search_spec(spec: str) -> SearchSpec:
@@ -72,12 +96,16 @@ def _spec_value(spec: str, key: str, value: str) -> object:
             raise ValueError(f"search spec {spec!r}: rollout={value!r} is no rollout agent; one of {ROLLOUT_NAMES}")
         return value.lower()
     try:
-        number = int(value) if key == "k" else float(value)
+        number = int(value) if key in ("k", "exact", "infer") else float(value)
     except ValueError:
         number = -1
-    if not (number >= 0 if key == "z" else number > 0):
-        kind = {"k": "an integer >= 1", "z": "a number >= 0"}.get(key, "a number of milliseconds > 0")
-        raise ValueError(f"search spec {spec!r}: {key}={value!r} must be {kind}")
+    if key == "infer" and number not in (0, 1):
+        raise ValueError(f"search spec {spec!r}: infer={value!r} must be 0 or 1")
+    if not (number >= 0 if key in ("z", "exact") else number > 0) or (key == "exact" and number > MAX_EXACT):
+        kind = {"k": "an integer >= 1", "exact": f"an integer from 0 to {MAX_EXACT}", "z": "a number >= 0"}
+        raise ValueError(
+            f"search spec {spec!r}: {key}={value!r} must be {kind.get(key, 'a number of milliseconds > 0')}"
+        )
     return number
 
 
@@ -86,8 +114,8 @@ class SearchAgent:
 
     Args:
         rules: the rules played (the observations' layout and the game the deals play).
-        rollout: the agent that plays every seat from the move to the end of the hand.
-        spec: K, the rollout's name and the time budget.
+        rollout: the agent that plays every seat from the move until the exact search.
+        spec: K, the rollout's name, the tricks searched exactly, the time budget and z.
         seed: seeds the deal sampler (None: fresh entropy).
         max_games: the most games stepped at once (decisions of a batch are grouped to fit).
         name: display name.
@@ -110,8 +138,10 @@ class SearchAgent:
             self._check_budget()
 
     def seed(self, seed: int | None) -> None:
-        """Restart the sampler's generator (wrappers call this on ``reset(seed=...)``)."""
+        """Restart the sampler's generator and the rollout agent's (wrappers call this on
+        ``reset(seed=...)``)."""
         self.rng = make_rng(seed)
+        seed_agent(self.rollout, seed)
 
     def _check_budget(self) -> None:
         """Refuse a budget that cannot hold one rollout of a whole hand at a batch of one."""
@@ -128,47 +158,46 @@ class SearchAgent:
         """(B,) the move with the best mean outcome over the sampled deals, per row."""
         obs, legal = check_batch(observations, masks, self.encoder.size, self.rules.n_players)
         actions = np.argmax(legal, axis=1).astype(np.int64)
-        choice = legal.sum(axis=1) > 1  # a forced move needs no search
-        rows = np.flatnonzero(choice)
-        per_row = self.spec.k * legal[rows].sum(axis=1)
+        rows = np.flatnonzero(legal.sum(axis=1) > 1)  # a forced move needs no search
+        games = np.cumsum(self.spec.k * legal[rows].sum(axis=1))  # games stepped up to each decision
         start = 0
-        while start < rows.size:  # groups of decisions whose games fit in one batch
-            stop = start + 1
-            while stop < rows.size and per_row[start : stop + 1].sum() <= self.max_games:
-                stop += 1
+        while start < rows.size:  # groups of decisions whose games fit in one batch (at least one)
+            before = games[start - 1] if start else 0
+            stop = max(start + 1, int(np.searchsorted(games, before + self.max_games, side="right")))
             group = rows[start:stop]
-            actions[group] = self._search([InfoState(self.rules, obs[r], legal[r]) for r in group])
+            actions[group] = self._search(obs[group], legal[group])
             start = stop
         return actions
 
-    def _search(self, infos: list[InfoState]) -> np.ndarray:
+    def _search(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """The chosen move of each decision: rounds of deals until K (or the budget) is spent.
 
         Moves are compared with the rollout policy's own move on the same deals (paired
         differences); another move is played only when its mean gain exceeds ``z`` standard
         errors, so sampling noise falls back on the policy rather than on a lucky move.
         """
-        moves = [np.flatnonzero(info.mask) for info in infos]
-        beliefs = [Belief(info) for info in infos]
-        own = self.rollout.act(np.stack([info.observation for info in infos]), np.stack([info.mask for info in infos]))
+        moves = [np.flatnonzero(row) for row in legal]
+        beliefs = [Belief(InfoState(self.rules, o, m)) for o, m in zip(obs, legal, strict=True)]
+        own = self.rollout.act(obs, legal)
         own_index = [int(np.flatnonzero(move == mine)[0]) for move, mine in zip(moves, own, strict=True)]
         sums = [np.zeros(m.size) for m in moves]
         squares = [np.zeros(m.size) for m in moves]
         done, k = 0, self.spec.k
-        budget = None if self.spec.budget_ms is None else self.spec.budget_ms * len(infos) / 1000
-        k_round = k if budget is None else max(2, k // 4)
+        budget = None if self.spec.budget_ms is None else self.spec.budget_ms * len(moves) / 1000
+        most = max(1, self.max_games // sum(m.size for m in moves))  # deals per round that fit in one batch
+        n = min(k, most, FIRST_ROUND if budget is not None else k)
         start = time.perf_counter()
-        while done < k:
-            n = min(k_round, k - done)
+        while n > 0:
             round_start = time.perf_counter()
             for i, value in enumerate(self._evaluate(beliefs, moves, n)):
                 gain = value - value[:, own_index[i], None]
                 sums[i] += gain.sum(axis=0)
                 squares[i] += (gain**2).sum(axis=0)
             done += n
-            now = time.perf_counter()
-            if budget is not None and (now - start) + (now - round_start) > budget:
-                break
+            n_round, n = n, min(k - done, most)
+            if budget is not None:  # the next round: as many deals as the time left holds at this round's pace
+                now = time.perf_counter()
+                n = min(n, int((budget - (now - start)) * n_round / max(now - round_start, 1e-9)))
         chosen = []
         for move, total, square, mine in zip(moves, sums, squares, own, strict=True):
             mean = total / done
@@ -182,56 +211,110 @@ class SearchAgent:
         decision: all decisions, deals and moves stepped as one batch."""
         batches, actions = [], []
         for belief, move in zip(beliefs, moves, strict=True):
-            worlds = belief.worlds(n, self.rng, seat=0)
+            worlds = self._worlds(belief, n)
             batches.append(worlds.select(np.repeat(np.arange(n), move.size)))  # deal-major: game = deal * L + move
             actions.append(np.tile(move, n))
-        state = _concat(batches)
+        state = core.State.concat(batches)
         core.step(state, np.concatenate(actions), check=False)
-        self._play_out(state)
-        value = _team_value(state)
+        value = self._play_out(state)
         out, start = [], 0
         for move in moves:
             out.append(value[start : start + n * move.size].reshape(n, move.size))
             start += n * move.size
         return out
 
-    def _play_out(self, state: core.State) -> None:
-        """Finish every hand of ``state`` with the rollout policy at every seat (in place)."""
-        actions = np.zeros(state.batch_size, dtype=np.int64)
+    def _worlds(self, belief: Belief, n: int) -> core.State:
+        """n sampled deals; with ``infer`` in band, policy inference for a face-down card another
+        seat hid: ``INFER_DRAWS`` times as many are drawn, and those where the rollout policy,
+        dealt the hider's hand, would have hidden the card drawn come first (rejection sampling,
+        topped up with the others when fewer than n agree)."""
+        worlds = belief.worlds(n, self.rng, seat=0)
+        if not (self.spec.infer and worlds.hider[0] > 0 and (worlds.face_down >= 0).any()):
+            return worlds  # no inference asked, no band card down, or the observer hid it
+        worlds = core.State.concat([worlds, belief.worlds(n * (INFER_DRAWS - 1), self.rng, seat=0)])
+        B = worlds.batch_size
+        ids = np.nonzero(unpack_sets(worlds.deal, NUM_CARDS))[2].reshape(B, self.rules.n_players, -1)
+        dealt = core.new_hands(self.rules, B, deals=ids, dealers=worlds.dealer)
+        bits = core.legal_bits(dealt)
+        obs = self.encoder.encode(dealt, dealt.current, legal=bits)
+        chosen = np.asarray(self.rollout.act(obs, unpack_sets(bits, NUM_ACTIONS).view(bool)))
+        agree = chosen == worlds.band_card
+        return worlds.select(np.argsort(~agree, kind="stable")[:n])
+
+    def _play_out(self, state: core.State) -> np.ndarray:
+        """(B,) the outcome for team 0 of every hand of ``state``: the rollout policy plays
+        every seat until the outcome is settled (:func:`settled`, then :func:`team_value`) or
+        ``exact`` tricks are left (then :func:`exact_values`). The games still rolling are
+        kept together in one batch, so every step plays them all."""
+        value = np.empty(state.batch_size)
+        games = np.arange(state.batch_size)  # the game of ``state`` each row of the rolling batch is
+        last = self.rules.n_tricks - self.spec.exact  # the rollout plays tricks before this one
         while True:
-            live = np.flatnonzero(state.phase != core.OVER)
-            if live.size == 0:
-                return
+            ends = settled(state)
+            exact = ~ends & (state.trick_no >= last)
+            if ends.any() or exact.any():
+                value[games[ends]] = team_value(state)[ends]
+                if exact.any():
+                    value[games[exact]] = exact_values(state.select(exact))
+                rolling = np.flatnonzero(~ends & ~exact)
+                if rolling.size == 0:
+                    return value
+                state, games = state.select(rolling), games[rolling]
             legal = core.legal_bits(state)
             obs = self.encoder.encode(state, state.current, legal=legal)
-            masks = unpack_sets(legal[live], NUM_ACTIONS).view(bool)
-            actions[live] = self.rollout.act(obs[live], masks)
-            core.step(state, actions, check=False)
+            core.step(state, self.rollout.act(obs, unpack_sets(legal, NUM_ACTIONS).view(bool)), check=False)
 
 
-def _team_value(state: core.State) -> np.ndarray:
+def exact_values(state: core.State) -> np.ndarray:
+    """(B,) the outcome for team 0 (see :func:`team_value`) of every game of ``state`` under
+    perfect play with all cards open: team 0 maximising, team 1 minimising. A line ends where
+    its outcome is settled (:func:`settled`).
+
+    Every line of play is enumerated, one level of the tree per move, each level a batch on the
+    core (a game with L legal moves becomes L games), then the values are backed up level by
+    level. The tree grows with the cards left, so it is meant for the last tricks of a hand.
+    """
+    levels = []  # per level: (leaf values, live nodes, first child of each, team 0 to move)
+    frontier = state
+    while True:
+        value = team_value(frontier)  # meaningful for the settled games
+        live = np.flatnonzero(~settled(frontier))
+        flags = unpack_sets(core.legal_bits(frontier)[live], NUM_ACTIONS).view(bool)
+        counts = flags.sum(axis=1)
+        levels.append((value, live, np.cumsum(counts) - counts, frontier.current[live] % 2 == 0))
+        if live.size == 0:
+            break
+        parents, moves = np.nonzero(flags)  # row-major: each node's children are contiguous
+        frontier = frontier.select(live[parents])
+        core.step(frontier, moves, check=False)
+    below = np.zeros(0)
+    for value, live, first, maximise in reversed(levels):
+        if live.size:
+            value[live] = np.where(maximise, np.maximum.reduceat(below, first), np.minimum.reduceat(below, first))
+        below = value
+    return below
+
+
+def settled(state: core.State) -> np.ndarray:
+    """(B,) bool: hands over, or whose winner and points no play can change any more: a team
+    has 3 tens, or at 2 tens each one team has more than half the tricks (tens and tricks taken
+    only grow). Tiered points wait for the end (a mendikot or whitewash may still come). The
+    search stops playing these: :func:`team_value` already gives their points."""
+    over = state.phase == core.OVER
+    if state.rules.scoring == "tiered":
+        return over
+    tens, tricks = core.team_counts(state)
+    three = (tens >= 3).any(axis=1)
+    return over | three | ((tens == 2).all(axis=1) & (2 * tricks > state.rules.n_tricks).any(axis=1))
+
+
+def team_value(state: core.State) -> np.ndarray:
     """(B,) the hand's outcome for team 0 (the observer's in the sampled deals): the points it
-    scores (tiered: 1, 2 for a mendikot, 3 for a whitewash) or loses, plus a tie-break of a
-    hundredth for the tens and tricks margins."""
-    results = core.hand_results(state)
-    rules = state.rules
-    points = np.ones(state.batch_size)
-    if rules.scoring == "tiered":
-        points = np.where(results.whitewash, 3.0, np.where(results.mendikot, 2.0, 1.0))
-    sign = np.where(results.winner == 0, 1.0, np.where(results.winner == 1, -1.0, 0.0))
-    margin = (results.tens[:, 0] - results.tens[:, 1]) / 4 + (
-        results.tricks[:, 0] - results.tricks[:, 1]
-    ) / rules.n_tricks
+    scores or loses (:func:`mendikot_env.core.score_hands`: tiered pays 2 for a mendikot, 3 for
+    a whitewash), plus a tie-break of a hundredth of the tens and tricks margins (taken so far,
+    for a hand stopped once :func:`settled`)."""
+    tens, tricks = core.team_counts(state)
+    winner, points = core.score_hands(state.rules, tens, tricks)
+    sign = np.where(winner == 0, 1.0, np.where(winner == 1, -1.0, 0.0))
+    margin = (tens[:, 0] - tens[:, 1]) / 4 + (tricks[:, 0] - tricks[:, 1]) / state.rules.n_tricks
     return sign * points + 0.01 * margin
-
-
-def _concat(states: list[core.State]) -> core.State:
-    """One State holding the games of several (same rules), in order."""
-    if len(states) == 1:
-        return states[0]
-    return core.State(
-        **{
-            f.name: states[0].rules if f.name == "rules" else np.concatenate([getattr(s, f.name) for s in states])
-            for f in fields(core.State)
-        }
-    )

@@ -144,6 +144,19 @@ class State:
             }
         )
 
+    @classmethod
+    def concat(cls, states: list[State]) -> State:
+        """One State holding the games of several (same rules), in order (a search batches
+        the deals of many decisions this way)."""
+        if len(states) == 1:
+            return states[0]
+        return cls(
+            **{
+                f.name: states[0].rules if f.name == "rules" else np.concatenate([getattr(s, f.name) for s in states])
+                for f in fields(cls)
+            }
+        )
+
     def put(self, games: np.ndarray, other: State) -> None:
         """Overwrite the chosen games with the games of ``other`` (same rules, in order)."""
         for f in fields(self):

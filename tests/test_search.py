@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 import agents
-from agents.search import SearchAgent, SearchSpec, parse_search_spec
+from agents.search import SearchAgent, SearchSpec, exact_values, parse_search_spec, settled, team_value
 from mendikot_env import core
 from mendikot_env.arena import duplicate_arena
 from mendikot_env.belief import InfoState, sample_worlds
+from mendikot_env.cards import NUM_ACTIONS
 from mendikot_env.observation import ObservationEncoder
 from mendikot_env.rules import Rules
 
@@ -17,9 +18,9 @@ from mendikot_env.rules import Rules
 def test_make_and_load_build_it_from_a_spec() -> None:
     agent = agents.make("search", Rules())
     assert isinstance(agent, SearchAgent) and agent.spec == SearchSpec()
-    agent = agents.load("search:k=8, rollout=medium, budget_ms=5000", Rules.preset("band"), seed=1)
-    assert agent.spec == SearchSpec(k=8, rollout="medium", budget_ms=5000.0)
-    assert agent.rollout.name == "medium" and agent.name == "search:k=8, rollout=medium, budget_ms=5000"
+    agent = agents.load("search:k=8, rollout=medium, exact=1, budget_ms=5000", Rules.preset("band"), seed=1)
+    assert agent.spec == SearchSpec(k=8, rollout="medium", exact=1, budget_ms=5000.0)
+    assert agent.rollout.name == "medium" and agent.name == "search:k=8, rollout=medium, exact=1, budget_ms=5000"
     assert parse_search_spec("search:k=4,rollout=random").rollout == "random"
 
 
@@ -32,6 +33,10 @@ def test_make_and_load_build_it_from_a_spec() -> None:
         ("search:k", "'k'"),
         ("search:rollout=nobody", "rollout='nobody'"),
         ("search:budget_ms=-5", "budget_ms='-5'"),
+        ("search:exact=-1", "exact='-1'"),
+        ("search:exact=4", "exact='4'"),
+        ("search:z=-1", "z='-1'"),
+        ("search:infer=2", "infer='2'"),
     ],
 )
 def test_a_malformed_spec_is_a_clear_error_naming_the_value(spec: str, named: str) -> None:
@@ -45,12 +50,120 @@ def test_a_budget_that_cannot_hold_one_rollout_is_refused() -> None:
 
 
 @pytest.mark.parametrize("preset", ["standard", "band"])
-def test_it_plays_legal_whole_hands_in_the_arena(preset: str) -> None:
+def test_it_plays_legal_whole_hands_and_beats_random(preset: str) -> None:
+    """A search that valued the wrong team's outcome, or moves at random, would lose these."""
     rules = Rules.preset(preset)
-    result = duplicate_arena(
-        rules, agents.make("search:k=4", rules, seed=0), agents.make("hard", rules), deals=2, seed=3
-    )
-    assert 0.0 <= result.win_rate <= 1.0
+    search = agents.make("search:k=8,rollout=random,exact=1", rules, seed=0)
+    result = duplicate_arena(rules, search, agents.make("random", rules, seed=1), deals=16, seed=3)
+    assert result.win_rate >= 0.75
+
+
+def test_decisions_are_grouped_to_fit_max_games() -> None:
+    """A batch of decisions larger than ``max_games`` is searched in groups (one decision alone
+    when even it does not fit), each row getting a legal move."""
+    rules = Rules()
+    state = core.new_hands(rules, 5, rng=2)
+    encoder = ObservationEncoder(rules)
+    agent = SearchAgent(rules, agents.make("easy", rules), SearchSpec(k=2), seed=0, max_games=1)
+    calls = []
+    search = agent._search
+    agent._search = lambda obs, legal: calls.append(len(obs)) or search(obs, legal)  # type: ignore[method-assign]
+    mask = core.legal_action_mask(state)
+    actions = agent.act(encoder.encode(state, state.current), mask)
+    assert mask[np.arange(5), actions].all() and calls == [1] * 5
+
+
+def test_seed_restarts_the_rollout_agent_too() -> None:
+    """With a random rollout, the choices after ``seed(s)`` repeat only if the rollout's own
+    generator restarts with the sampler's."""
+    rules = Rules()
+    state = core.new_hands(rules, 8, rng=5)
+    obs, mask = ObservationEncoder(rules).encode(state, state.current), core.legal_action_mask(state)
+    agent = agents.make("search:k=3,rollout=random,exact=0,z=0", rules)
+    first = [(agent.seed(s), agent.act(obs, mask))[1] for s in range(4)]
+    again = [(agent.seed(s), agent.act(obs, mask))[1] for s in range(4)]
+    np.testing.assert_array_equal(first, again)
+
+
+def _reference_value(state: core.State) -> float:
+    """Plain recursive minimax of one game (team 0 maximising) played to its end, one copy per move."""
+    if state.done[0]:
+        return float(team_value(state)[0])
+    values = []
+    for action in np.flatnonzero(core.legal_action_mask(state)[0]):
+        child = state.copy()
+        core.step(child, np.array([action]))
+        values.append(_reference_value(child))
+    return max(values) if state.current[0] % 2 == 0 else min(values)
+
+
+@pytest.mark.parametrize("preset", ["standard", "band", "dehla_pakad", "app"])
+def test_the_exact_search_is_the_minimax_of_every_line(preset: str) -> None:
+    """Games stopped at random points of the last two tricks (band: the card often still
+    face down, so asking is a branch) get the points a plain recursive minimax of every line to
+    the end gives (lines stopped once settled keep their points; only the hundredths of the
+    tie-break may differ), exactly under the tiered points of ``app``, which never stop early."""
+    rules = Rules.preset(preset)
+    state = core.new_hands(rules, 48, rng=6)
+    rng = np.random.default_rng(6)
+    stop = rules.n_tricks - 2
+    while True:  # random play to the last two tricks, then a random number of moves more
+        going = ~state.done & ((state.trick_no < stop) | (rng.random(48) < 0.3))
+        if not going.any():
+            break
+        bits = core.legal_bits(state) & ~core.ASK_BIT  # no asking: band cards stay face down, asks are in the trees
+        core.step(state, core.random_legal_actions(bits, rng), active=going)
+    expected = np.array([_reference_value(state.select([g])) for g in range(48)])
+    values = exact_values(state)
+    np.testing.assert_array_equal(np.round(values), np.round(expected))
+    if preset == "app":
+        np.testing.assert_allclose(values, expected)
+    assert preset != "band" or (state.face_down >= 0).sum() >= 2
+
+
+def test_settled_hands_are_those_no_play_can_change() -> None:
+    """Every hand found settled midway ends with the winner and points it had when found so."""
+    rules = Rules()
+    state = core.new_hands(rules, 64, rng=3)
+    rng = np.random.default_rng(3)
+    found, early = np.full(64, np.nan), 0
+    while not state.done.all():
+        now = settled(state) & np.isnan(found)
+        found[now] = np.round(team_value(state)[now])
+        early += int((now & ~state.done).sum())
+        core.step(state, core.random_legal_actions(core.legal_bits(state), rng))
+    assert early >= 16 and settled(state).all()
+    np.testing.assert_array_equal(found[~np.isnan(found)], np.round(team_value(state))[~np.isnan(found)])
+    assert not settled(core.new_hands(rules, 64, rng=3)).any()
+
+
+def test_a_huge_z_keeps_the_rollout_policy_s_move_and_z0_does_not() -> None:
+    """The z gate: with z = 1e9 no gain is ever enough, so every choice is the rollout
+    policy's own; with z = 0 the best mean wins and some choices differ from the policy's."""
+    rules = Rules()
+    hard = agents.make("hard", rules)
+    state = core.new_hands(rules, 16, rng=9)
+    rng = np.random.default_rng(9)
+    for _ in range(6):  # a few tricks in, where the moves differ
+        core.step(state, core.random_legal_actions(core.legal_bits(state), rng))
+    obs, mask = ObservationEncoder(rules).encode(state, state.current), core.legal_action_mask(state)
+    policy = hard.act(obs, mask)
+    gated = agents.make("search:k=8,z=1e9", rules, seed=0).act(obs, mask)
+    np.testing.assert_array_equal(gated, policy)
+    assert (agents.make("search:k=8,z=0", rules, seed=0).act(obs, mask) != policy).any()
+
+
+def test_the_budget_stops_the_rounds_of_deals() -> None:
+    """A budget that holds a rollout but not 100,000 deals: a first round of 8 deals is timed,
+    and the rounds after it stop well short of K."""
+    rules = Rules()
+    agent = agents.make("search:k=100000,rollout=random,budget_ms=200", rules, seed=0)
+    dealt = []
+    evaluate = agent._evaluate
+    agent._evaluate = lambda beliefs, moves, n: dealt.append(n) or evaluate(beliefs, moves, n)  # type: ignore[method-assign]
+    state = core.new_hands(rules, 1, rng=0)
+    agent.act(ObservationEncoder(rules).encode(state, state.current), core.legal_action_mask(state))
+    assert dealt[0] == 8 and sum(dealt) < 100_000
 
 
 def test_an_observation_of_other_rules_is_refused() -> None:
@@ -90,24 +203,28 @@ def test_choices_do_not_change_when_the_hidden_cards_do(preset: str) -> None:
 
 
 def test_asking_is_searched_through_the_sampled_deals() -> None:
-    """Where asking is legal the agent weighs it with the other moves, and plays a legal move."""
+    """Where asking is legal the ask is one of the moves evaluated on the sampled deals, and the
+    search both asks and declines in some of these positions (a search that never weighed it,
+    or always asked, fails)."""
     rules = Rules.preset("band")
     encoder = ObservationEncoder(rules)
-    agent = agents.make("search:k=8", rules, seed=0)
+    agent = agents.make("search:k=16,z=0", rules, seed=0)
+    evaluated = []
+    evaluate = agent._evaluate
+    agent._evaluate = lambda beliefs, moves, n: evaluated.append(moves) or evaluate(beliefs, moves, n)  # type: ignore[method-assign]
     rng = np.random.default_rng(0)
-    seen = 0
-    for game in range(30):
+    asked = []
+    for game in range(40):
         state = core.new_hands(rules, 1, rng=game)
-        while not state.done.all() and seen < 3:
+        while not state.done.all() and len(asked) < 12:
             mask = core.legal_action_mask(state)
-            if mask[0, 52]:
-                action = agent.act(encoder.encode(state, state.current), mask)
-                assert mask[0, action[0]]
-                seen += 1
+            if mask[0, NUM_ACTIONS - 1]:
+                evaluated.clear()
+                action = int(agent.act(encoder.encode(state, state.current), mask)[0])
+                assert mask[0, action] and NUM_ACTIONS - 1 in evaluated[0][0]
+                asked.append(action == NUM_ACTIONS - 1)
             core.step(state, core.random_legal_actions(core.legal_bits(state) & ~core.ASK_BIT, rng))
-        if seen >= 3:
-            break
-    assert seen >= 3
+    assert len(asked) == 12 and 0 < sum(asked) < 12
 
 
 def test_it_plays_a_hand_in_the_aec_env_from_observations_alone() -> None:
@@ -125,3 +242,33 @@ def test_it_plays_a_hand_in_the_aec_env_from_observations_alone() -> None:
         game.step(int(agent.act(obs["observation"][None], obs["action_mask"][None])[0]))
         steps += 1
     assert steps >= 52
+
+
+def _hide_choices(rules: Rules, worlds: core.State) -> np.ndarray:
+    """The card ``hard`` hides, dealt each world's hider's hand (as the world's first player)."""
+    ids = np.nonzero(core.unpack_sets(worlds.deal))[2].reshape(worlds.batch_size, rules.n_players, -1)
+    dealt = core.new_hands(rules, worlds.batch_size, deals=ids, dealers=worlds.dealer)
+    return agents.make("hard", rules).act(
+        ObservationEncoder(rules).encode(dealt, dealt.current), core.legal_action_mask(dealt)
+    )
+
+
+def test_infer_keeps_the_deals_where_the_rollout_policy_hides_the_card_drawn() -> None:
+    """Policy inference (``infer=1``): the deals kept are consistent with the observation and,
+    far more often than uniform draws, deals where ``hard`` would have hidden the card face down."""
+    from mendikot_env.belief import Belief
+
+    rules = Rules.preset("band")
+    encoder = ObservationEncoder(rules)
+    hard = agents.make("hard", rules)
+    state = core.new_hands(rules, 1, rng=3)
+    core.step(state, hard.act(encoder.encode(state, state.current), core.legal_action_mask(state)))
+    core.step(state, core.random_legal_actions(core.legal_bits(state) & ~core.ASK_BIT, 1))  # the next seat's turn
+    obs, mask = encoder.encode(state, state.current), core.legal_action_mask(state)
+    belief = Belief(InfoState(rules, obs[0], mask[0]))
+    agent = agents.make("search:k=16,infer=1", rules, seed=0)
+    kept = agent._worlds(belief, 16)
+    np.testing.assert_array_equal(encoder.encode(kept, kept.current), np.repeat(obs, 16, axis=0))
+    uniform = belief.worlds(64, 0, seat=0)
+    agree = (_hide_choices(rules, kept) == kept.face_down).mean()
+    assert agree >= 0.5 and agree > 2 * (_hide_choices(rules, uniform) == uniform.face_down).mean()

@@ -36,7 +36,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--a",
         required=True,
-        help="agent A: random, easy, medium, hard, trained, a run folder or checkpoint path, "
+        help="agent A: random, easy, medium, hard, trained, search or a search spec "
+        "(search:k=48,rollout=hard,exact=2; docs/agents.md), a run folder or checkpoint path, "
         "or run folders joined by + (an ensemble of networks)",
     )
     parser.add_argument("--b", required=True, help="agent B")

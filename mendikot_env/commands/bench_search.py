@@ -17,11 +17,9 @@ from pathlib import Path
 import numpy as np
 
 from .. import core
-from ..arena import duplicate_arena
-from ..observation import ObservationEncoder
+from ..arena import duplicate_arena, play_hands
 from ..rules import Rules
 
-DEFAULT_KS = (4, 8, 16, 32, 64, 128, 256)
 COLUMNS = ("K", "win rate", "CI low", "CI high", "ms/decision", "deals")
 
 
@@ -50,22 +48,25 @@ def ms_per_decision(rules: Rules, search: object, opponent: object, hands: int =
     Returns:
         The mean process CPU time of the search's decisions, in milliseconds.
     """
-    encoder = ObservationEncoder(rules)
-    spent, decisions = 0.0, 0
+    timed = _Timed(search)
     for hand in range(hands):
-        state = core.new_hands(rules, 1, rng=seed + hand)
-        while state.phase[0] != core.OVER:
-            obs = encoder.encode(state, state.current)
-            mask = core.legal_action_mask(state)
-            if int(state.current[0]) % 2 == 0:
-                start = time.process_time()
-                action = search.act(obs, mask)  # type: ignore[attr-defined]
-                spent += time.process_time() - start
-                decisions += 1
-            else:
-                action = opponent.act(obs, mask)  # type: ignore[attr-defined]
-            core.step(state, np.asarray(action, dtype=np.int64))
-    return 1000 * spent / max(decisions, 1)
+        play_hands(core.new_hands(rules, 1, rng=seed + hand), [timed, opponent], np.array([[0, 1]]))
+    return 1000 * timed.spent / max(timed.calls, 1)
+
+
+class _Timed:
+    """An agent that plays as ``agent`` does and sums the CPU time of its ``act`` calls."""
+
+    def __init__(self, agent: object) -> None:
+        self.agent, self.name = agent, getattr(agent, "name", "search")
+        self.spent, self.calls = 0.0, 0
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        start = time.process_time()
+        actions = self.agent.act(observations, masks)  # type: ignore[attr-defined]
+        self.spent += time.process_time() - start
+        self.calls += 1
+        return actions
 
 
 def sweep(rules: Rules, ks: list[int], deals: int, opponent: str, seed: int = 1, hands: int = 2) -> list[SearchRow]:
