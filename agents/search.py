@@ -42,7 +42,7 @@ import numpy as np
 from mendikot_env import core
 from mendikot_env.belief import Belief, InfoState
 from mendikot_env.cards import NUM_ACTIONS, NUM_CARDS, unpack_sets
-from mendikot_env.observation import ObservationEncoder
+from mendikot_env.observation import ObservationEncoder, observation_layout
 from mendikot_env.rules import Rules
 from mendikot_env.seeding import make_rng
 
@@ -119,7 +119,13 @@ class SearchAgent:
         seed: seeds the deal sampler (None: fresh entropy).
         max_games: the most games stepped at once (decisions of a batch are grouped to fit).
         name: display name.
+
+    It reads the history pieces (``reads_history``): the arena, the Gymnasium views and
+    ``env(history=True)`` give it observations with them, and its belief then replays the moves
+    seen (an asker who played no trump has none). A plain observation is taken too.
     """
+
+    reads_history = True
 
     def __init__(
         self,
@@ -131,7 +137,8 @@ class SearchAgent:
         name: str = "search",
     ) -> None:
         self.rules, self.rollout, self.spec, self.name = rules, rollout, spec, name
-        self.encoder = ObservationEncoder(rules)
+        self.encoder = ObservationEncoder(rules)  # the rollouts' plain observations
+        self.history_size = observation_layout(rules, history=True).size
         self.max_games = max_games
         self.rng = make_rng(seed)
         if spec.budget_ms is not None:
@@ -156,7 +163,7 @@ class SearchAgent:
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """(B,) the move with the best mean outcome over the sampled deals, per row."""
-        obs, legal = check_batch(observations, masks, self.encoder.size, self.rules.n_players)
+        obs, legal = self._checked(observations, masks)
         actions = np.argmax(legal, axis=1).astype(np.int64)
         rows = np.flatnonzero(legal.sum(axis=1) > 1)  # a forced move needs no search
         games = np.cumsum(self.spec.k * legal[rows].sum(axis=1))  # games stepped up to each decision
@@ -169,6 +176,28 @@ class SearchAgent:
             start = stop
         return actions
 
+    def _checked(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """A batch of plain observations or of observations with the history pieces, checked."""
+        with_history = np.ndim(observations) == 2 and np.shape(observations)[1] == self.history_size
+        size = self.history_size if with_history else self.encoder.size
+        return check_batch(observations, masks, size, self.rules.n_players)
+
+    def move_values(self, observation: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every legal move of one decision and its mean outcome for the observer's team over
+        K sampled deals (:func:`team_value`'s points): what the search weighs, for study.
+
+        Args:
+            observation: (D,) one seat's observation (plain or with the history pieces).
+            mask: (53,) its legal actions.
+
+        Returns:
+            (moves, values): the legal actions and their mean values.
+        """
+        obs, legal = self._checked(np.asarray(observation)[None], np.asarray(mask)[None])
+        moves = np.flatnonzero(legal[0])
+        values = self._evaluate([Belief(InfoState(self.rules, obs[0], legal[0]))], [moves], self.spec.k)[0]
+        return moves, values.mean(axis=0)
+
     def _search(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """The chosen move of each decision: rounds of deals until K (or the budget) is spent.
 
@@ -178,7 +207,7 @@ class SearchAgent:
         """
         moves = [np.flatnonzero(row) for row in legal]
         beliefs = [Belief(InfoState(self.rules, o, m)) for o, m in zip(obs, legal, strict=True)]
-        own = self.rollout.act(obs, legal)
+        own = self.rollout.act(obs[:, : self.encoder.size], legal)
         own_index = [int(np.flatnonzero(move == mine)[0]) for move, mine in zip(moves, own, strict=True)]
         sums = [np.zeros(m.size) for m in moves]
         squares = [np.zeros(m.size) for m in moves]

@@ -6,9 +6,9 @@ import numpy as np
 
 import agents
 from agents.variants import HideWith
-from mendikot_env import Rules, core
+from mendikot_env import ObservationEncoder, Rules, core
 from mendikot_env.analysis import deal, play_deals
-from mendikot_env.analysis_belief import trump_sharpening
+from mendikot_env.analysis_belief import ask_values, trump_sharpening
 from mendikot_env.belief import Belief
 from mendikot_env.cards import unpack_sets
 
@@ -53,3 +53,30 @@ def test_hide_with_lets_the_chooser_lay_the_card_and_the_base_play() -> None:
     assert facts.band_card.tolist() == lowest
     own = play_deals(hands, hard)
     assert not np.array_equal(own.band_card, facts.band_card)
+
+
+class _FixedValues:
+    """A stand-in search that values asking at 0.5 and every card at its id / 100."""
+
+    def move_values(self, observation: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        moves = np.flatnonzero(mask)
+        return moves, np.where(moves == 52, 0.5, moves / 100)
+
+
+def test_ask_values_scores_the_estimate_and_plays_both_moves_out_on_the_true_deal() -> None:
+    hard = agents.make("hard", BAND)
+    study = ask_values(BAND, hard, _FixedValues(), 6, seed=4)
+    assert study.estimate.size == study.realised.size == study.asked.size > 0
+    assert (study.estimate < 0.5).all() and np.array_equal(study.asked, study.estimate > 0)
+    # outcomes are points (+-1 for a win or loss) plus a hundredth of the margins: a difference of two
+    assert (np.abs(study.realised) <= 2.05).all() and (np.abs(study.realised) > 0.5).any()
+
+
+def test_search_move_values_cover_every_legal_move() -> None:
+    search = agents.make("search:k=4", BAND, seed=0)
+    state = core.new_hands(BAND, 1, rng=0)
+    obs = ObservationEncoder(BAND, history=True).encode(state, state.current)[0]
+    mask = core.legal_action_mask(state)[0]
+    moves, values = search.move_values(obs, mask)
+    assert np.array_equal(moves, np.flatnonzero(mask)) and values.shape == moves.shape
+    assert (np.abs(values) <= 3.1).all()
