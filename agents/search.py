@@ -140,15 +140,21 @@ class SearchAgent:
         self.encoder = ObservationEncoder(rules)  # the rollouts' plain observations
         self.history_size = observation_layout(rules, history=True).size
         self.max_games = max_games
-        self.rng = make_rng(seed)
+        if spec.exact > 2 and rules.n_players > 4:
+            raise ValueError(
+                f"search exact={spec.exact} with {rules.n_players} players: the tree of the last "
+                f"{spec.exact} tricks is too large to enumerate (at most exact=2 beyond four players)"
+            )
+        self.seed(seed)
         if spec.budget_ms is not None:
             self._check_budget()
 
     def seed(self, seed: int | None) -> None:
         """Restart the sampler's generator and the rollout agent's (wrappers call this on
         ``reset(seed=...)``)."""
-        self.rng = make_rng(seed)
-        seed_agent(self.rollout, seed)
+        self.rng, rollout_seed = _split_seed(seed)
+        if seed is not None:
+            seed_agent(self.rollout, rollout_seed)
 
     def _check_budget(self) -> None:
         """Refuse a budget that cannot hold one rollout of a whole hand at a batch of one."""
@@ -294,6 +300,15 @@ class SearchAgent:
             core.step(state, self.rollout.act(obs, unpack_sets(legal, NUM_ACTIONS).view(bool)), check=False)
 
 
+def _split_seed(seed: int | None) -> tuple[np.random.Generator, int | None]:
+    """The sampler's generator and a seed of its own for the rollout agent (one seed would give
+    both the same random stream)."""
+    if seed is None:
+        return make_rng(None), None  # the rollout keeps its own generator
+    sampler, rollout = np.random.SeedSequence(seed).spawn(2)
+    return np.random.default_rng(sampler), int(rollout.generate_state(1)[0])
+
+
 def exact_values(state: core.State) -> np.ndarray:
     """(B,) the outcome for team 0 (see :func:`team_value`) of every game of ``state`` under
     perfect play with all cards open: team 0 maximising, team 1 minimising. A line ends where
@@ -325,16 +340,22 @@ def exact_values(state: core.State) -> np.ndarray:
 
 
 def settled(state: core.State) -> np.ndarray:
-    """(B,) bool: hands over, or whose winner and points no play can change any more: a team
-    has 3 tens, or at 2 tens each one team has more than half the tricks (tens and tricks taken
-    only grow). Tiered points wait for the end (a mendikot or whitewash may still come). The
-    search stops playing these: :func:`team_value` already gives their points."""
-    over = state.phase == core.OVER
-    if state.rules.scoring == "tiered":
-        return over
+    """(B,) bool: hands over, or whose winner and points no play can change any more. Read off
+    the one scoring rule (:func:`mendikot_env.core.score_hands`): taking more tens or tricks
+    never hurts a team, so a hand is settled when giving every ten and trick still to come to
+    one team scores the same as giving them all to the other. The search stops playing these:
+    :func:`team_value` already gives their points."""
     tens, tricks = core.team_counts(state)
-    three = (tens >= 3).any(axis=1)
-    return over | three | ((tens == 2).all(axis=1) & (2 * tricks > state.rules.n_tricks).any(axis=1))
+    to_come = np.stack([4 - tens.sum(axis=1), state.rules.n_tricks - tricks.sum(axis=1)], axis=1)  # (B, 2)
+    zero = np.zeros_like(to_come)
+    ends = [
+        core.score_hands(state.rules, tens + np.stack(side, axis=1), tricks + np.stack(side_k, axis=1))
+        for side, side_k in (
+            ((to_come[:, 0], zero[:, 0]), (to_come[:, 1], zero[:, 1])),
+            ((zero[:, 0], to_come[:, 0]), (zero[:, 1], to_come[:, 1])),
+        )
+    ]
+    return (ends[0][0] == ends[1][0]) & (ends[0][1] == ends[1][1])
 
 
 def team_value(state: core.State) -> np.ndarray:

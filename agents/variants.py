@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from mendikot_env.cards import ASK_ACTION, NUM_RANKS, TEN_RANK
-from mendikot_env.observation import observation_layout
+from mendikot_env.observation import observation_layout, reads_history
 from mendikot_env.rules import Rules
 from mendikot_env.seeding import make_rng
 
@@ -153,6 +153,8 @@ class HideWith:
     def __init__(self, base: Any, chooser: Any, rules: Rules, name: str | None = None) -> None:
         self.base, self.chooser = base, chooser
         self.layout = observation_layout(rules)
+        # it reads the history pieces if one of its agents does, and gives each agent its width
+        self.reads_history = reads_history(base) or reads_history(chooser)
         self.name = name or f"{getattr(base, 'name', 'agent')}-hides-as-{getattr(chooser, 'name', 'agent')}"
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -161,7 +163,8 @@ class HideWith:
         actions = np.zeros(obs.shape[0], dtype=np.int64)
         for rows, agent in ((~hiding, self.base), (hiding, self.chooser)):
             if rows.any():
-                actions[rows] = agent.act(obs[rows], masks[rows])
+                width = obs.shape[1] if reads_history(agent) else self.layout.size
+                actions[rows] = agent.act(obs[rows, :width], masks[rows])
         return actions
 
     def seed(self, seed: int | None) -> None:

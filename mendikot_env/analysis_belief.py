@@ -144,6 +144,8 @@ def card_inference(
             if one.face_down[0] != NO_CARD and int(one.hider[0]) != seat:
                 truth[n, int(one.face_down[0])] = 1
             truth[0] = 0  # my own cards are seen
+            if one.known_card[0] != NO_CARD:
+                truth[:, int(one.known_card[0])] = 0  # the revealed band card, back in the hider's hand, is seen
             info = InfoState(rules, encoder.encode(one, np.array([seat]))[0])
             for name, belief_of in beliefs.items():
                 marginals = belief_of(info).card_marginals()
