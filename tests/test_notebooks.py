@@ -23,12 +23,13 @@ def notebook_names() -> list[str]:
     return sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
 
 
-def test_the_four_notebooks_are_there() -> None:
+def test_the_five_notebooks_are_there() -> None:
     assert notebook_names() == [
         "01_quickstart.ipynb",
         "02_benchmark_bots.ipynb",
         "03_train_selfplay.ipynb",
         "04_hidden_trump.ipynb",
+        "05_belief_and_search.ipynb",
     ]
 
 
