@@ -147,7 +147,8 @@ class State:
     @classmethod
     def concat(cls, states: list[State]) -> State:
         """One State holding the games of several (same rules), in order (a search batches
-        the deals of many decisions this way)."""
+        the deals of many decisions this way). A single state is returned as it is, not
+        copied: step the result only where its parts are not needed any more."""
         if len(states) == 1:
             return states[0]
         return cls(
