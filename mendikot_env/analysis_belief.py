@@ -18,33 +18,47 @@ from agents.search import team_value
 from . import core
 from .arena import play_hands
 from .belief import Belief, InfoState
-from .cards import ASK_ACTION, NUM_RANKS, unpack_sets
+from .cards import ASK_ACTION, NUM_ACTIONS, NUM_RANKS, unpack_sets
 from .core import NO_CARD, PLAY
 from .observation import ObservationEncoder
 from .rules import Rules
 
 BeliefOf = Callable[[InfoState], Any]  # a seat's information -> anything with trump_posterior / card_marginals
+StepVisit = Callable[[core.State, np.ndarray, np.ndarray], None]  # (state, plain observations, masks)
 Visit = Callable[[core.State, int, int], None]  # (one game's state, game index, trick number)
 
 
-def play_visiting_trick_starts(rules: Rules, agent: Any, hands: int, seed: int, visit: Visit) -> core.State:
-    """Play ``hands`` hands with ``agent`` at every seat, calling ``visit`` once at the start of
-    every trick of every hand (before its first card), and return the finished hands."""
+def play_visiting(rules: Rules, agent: Any, hands: int, seed: int, visit: StepVisit) -> core.State:
+    """Play ``hands`` hands with ``agent`` at every seat, calling ``visit`` before every step
+    with the state, the acting seats' plain observations and their masks (it must not change
+    the state), and return the finished hands."""
     encoder = ObservationEncoder(rules)
     state = core.new_hands(rules, hands, rng=seed)
-    visited = np.full(hands, -1)
+    actions = np.zeros(hands, dtype=np.int64)
     while not state.done.all():
         live = ~state.done
-        starting = live & (state.phase == PLAY) & (state.trick_size == 0) & (state.trick_no > visited)
+        bits = core.legal_bits(state)
+        obs = encoder.encode(state, np.where(live, state.current, 0), legal=bits)
+        masks = unpack_sets(bits, NUM_ACTIONS).view(bool)
+        visit(state, obs, masks)
+        rows = np.flatnonzero(live)
+        actions[rows] = agent.act(obs[rows], masks[rows])
+        core.step(state, actions, active=live)
+    return state
+
+
+def play_visiting_trick_starts(rules: Rules, agent: Any, hands: int, seed: int, visit: Visit) -> core.State:
+    """:func:`play_visiting`, calling ``visit`` once at the start of every trick of every hand
+    (before its first card) with that game alone."""
+    visited = np.full(hands, -1)
+
+    def at_step(state: core.State, observations: np.ndarray, masks: np.ndarray) -> None:
+        starting = ~state.done & (state.phase == PLAY) & (state.trick_size == 0) & (state.trick_no > visited)
         for game in np.flatnonzero(starting):
             visited[game] = state.trick_no[game]
             visit(state.select(np.array([game])), int(game), int(state.trick_no[game]))
-        rows = np.flatnonzero(live)
-        obs = encoder.encode(state, np.where(live, state.current, 0), legal=core.legal_bits(state))
-        actions = np.zeros(hands, dtype=np.int64)
-        actions[rows] = agent.act(obs[rows], core.legal_action_mask(state)[rows])
-        core.step(state, actions, active=live)
-    return state
+
+    return play_visiting(rules, agent, hands, seed, at_step)
 
 
 @dataclass
@@ -174,17 +188,13 @@ def ask_values(rules: Rules, agent: Any, search: Any, hands: int, seed: int = 0)
     Values are in points for the acting seat's team (:func:`agents.search.team_value`'s
     scale), so the estimate and the outcome are on one scale.
     """
-    encoder = ObservationEncoder(rules)
-    state = core.new_hands(rules, hands, rng=seed)
     estimate: list[float] = []
     realised: list[float] = []
     asked: list[bool] = []
-    while not state.done.all():
-        live = ~state.done
-        obs = encoder.encode(state, np.where(live, state.current, 0), legal=core.legal_bits(state))
-        masks = core.legal_action_mask(state)
-        for game in np.flatnonzero(live & masks[:, ASK_ACTION]):
-            moves, values = search.move_values(obs[game], masks[game])
+
+    def at_step(state: core.State, observations: np.ndarray, masks: np.ndarray) -> None:
+        for game in np.flatnonzero(~state.done & masks[:, ASK_ACTION]):
+            moves, values = search.move_values(observations[game], masks[game])
             cards = moves != ASK_ACTION
             best = moves[cards][np.argmax(values[cards])]
             estimate.append(float(values[~cards][0] - values[cards].max()))
@@ -195,8 +205,6 @@ def ask_values(rules: Rules, agent: Any, search: Any, hands: int, seed: int = 0)
             sign = 1.0 if state.current[game] % 2 == 0 else -1.0
             outcome = sign * team_value(both)
             realised.append(float(outcome[0] - outcome[1]))
-        rows = np.flatnonzero(live)
-        actions = np.zeros(hands, dtype=np.int64)
-        actions[rows] = agent.act(obs[rows], masks[rows])
-        core.step(state, actions, active=live)
+
+    play_visiting(rules, agent, hands, seed, at_step)
     return AskValues(np.array(estimate), np.array(realised), np.array(asked))
