@@ -346,16 +346,12 @@ def settled(state: core.State) -> np.ndarray:
     one team scores the same as giving them all to the other. The search stops playing these:
     :func:`team_value` already gives their points."""
     tens, tricks = core.team_counts(state)
-    to_come = np.stack([4 - tens.sum(axis=1), state.rules.n_tricks - tricks.sum(axis=1)], axis=1)  # (B, 2)
-    zero = np.zeros_like(to_come)
-    ends = [
-        core.score_hands(state.rules, tens + np.stack(side, axis=1), tricks + np.stack(side_k, axis=1))
-        for side, side_k in (
-            ((to_come[:, 0], zero[:, 0]), (to_come[:, 1], zero[:, 1])),
-            ((zero[:, 0], to_come[:, 0]), (zero[:, 1], to_come[:, 1])),
-        )
-    ]
-    return (ends[0][0] == ends[1][0]) & (ends[0][1] == ends[1][1])
+    tens_left = (4 - tens.sum(axis=1))[:, None]
+    tricks_left = (state.rules.n_tricks - tricks.sum(axis=1))[:, None]
+    to_0, to_1 = np.array([[1, 0]]), np.array([[0, 1]])  # everything still to come goes to team 0 / team 1
+    winner_0, points_0 = core.score_hands(state.rules, tens + tens_left * to_0, tricks + tricks_left * to_0)
+    winner_1, points_1 = core.score_hands(state.rules, tens + tens_left * to_1, tricks + tricks_left * to_1)
+    return (winner_0 == winner_1) & (points_0 == points_1)
 
 
 def team_value(state: core.State) -> np.ndarray:
