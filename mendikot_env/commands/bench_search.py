@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import core
 from ..arena import duplicate_arena, play_hands
+from ..observation import reads_history
 from ..rules import Rules
 
 COLUMNS = ("K", "win rate", "CI low", "CI high", "ms/decision", "deals")
@@ -59,6 +60,7 @@ class _Timed:
 
     def __init__(self, agent: object) -> None:
         self.agent, self.name = agent, getattr(agent, "name", "search")
+        self.reads_history = reads_history(agent)  # so play_hands gives it what the agent reads
         self.spent, self.calls = 0.0, 0
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
