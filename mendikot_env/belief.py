@@ -61,7 +61,21 @@ from .cards import (
     set_to_cards,
     unpack_sets,
 )
-from .core import CARD_SETS, HIDE, NO_CARD, NO_SEAT, NO_SUIT, OVER, PLAY, State, legal_bits, new_hands, pack_cards, step
+from .core import (
+    CARD_SETS,
+    HIDE,
+    NO_CARD,
+    NO_SEAT,
+    NO_SUIT,
+    OVER,
+    PLAY,
+    State,
+    legal_action_mask,
+    legal_bits,
+    new_hands,
+    pack_cards,
+    step,
+)
 from .observation import History, ObservationEncoder, read_history, reads_history
 from .rules import Rules
 from .seeding import make_rng
@@ -653,7 +667,7 @@ def _chance(
     """(M,) the chance of ``move`` under the policy at ``mover``'s turn in each world."""
     M = worlds.batch_size
     obs = encoder.encode(worlds, np.full(M, mover), None if score is None else np.repeat(score, M, axis=0))
-    masks = unpack_sets(legal_bits(worlds), ASK_ACTION + 1).astype(bool)
+    masks = legal_action_mask(worlds)
     move = np.broadcast_to(np.asarray(move, np.int64), (M,))
     probabilities = getattr(policy, "probabilities", None)
     if callable(probabilities):
