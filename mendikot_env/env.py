@@ -211,7 +211,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from . import aec_wrappers, core
-from .cards import NUM_ACTIONS, action_index, is_integer, set_to_cards
+from .cards import NUM_ACTIONS, action_index, is_integer, set_to_cards, unpack_sets
 from .match import MatchState, team_rewards
 from .observation import ObservationEncoder, encode_state, state_layout
 from .render import render_text
@@ -349,7 +349,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         """Refresh what every call until the next step reads: legal set, selection, cache."""
         legal = core.legal_bits(self.game)
         self._legal = legal.item(0)
-        self._mask = np.unpackbits(legal.view(np.uint8), count=NUM_ACTIONS, bitorder="little").view(np.int8)
+        self._mask = unpack_sets(legal, NUM_ACTIONS)[0].view(np.int8)
         self._observations: dict[int, np.ndarray] = {}
         self._current = self.game.current.item(0)
         if self._current >= 0:
