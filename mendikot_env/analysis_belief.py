@@ -18,7 +18,7 @@ from agents.search import team_value
 from . import core
 from .arena import play_hands
 from .belief import Belief, InfoState
-from .cards import ASK_ACTION, NUM_ACTIONS, NUM_RANKS, unpack_sets
+from .cards import ASK_ACTION, NUM_ACTIONS, NUM_CARDS, NUM_RANKS, unpack_sets
 from .core import NO_CARD, PLAY
 from .observation import ObservationEncoder
 from .rules import Rules
@@ -120,6 +120,21 @@ def trump_sharpening(
     return TrumpSharpening(prob=prob, reveal_trick=state.reveal_trick.copy(), hands=hands)
 
 
+def true_places(one: core.State, seat: int) -> np.ndarray:
+    """(n + 1, 52) 0/1: where the cards ``seat`` cannot see truly lie in game 0 of ``one``, in
+    the belief's slots (relative seats, then the face-down card). The seat's own cards and the
+    revealed band card back in the hider's hand are seen, so they are not among them."""
+    n = one.rules.n_players
+    truth = np.zeros((n + 1, NUM_CARDS))
+    truth[:n] = unpack_sets(np.roll(one.hands[0], -seat))
+    if one.face_down[0] != NO_CARD and int(one.hider[0]) != seat:
+        truth[n, int(one.face_down[0])] = 1
+    truth[0] = 0
+    if one.known_card[0] != NO_CARD:
+        truth[:, int(one.known_card[0])] = 0
+    return truth
+
+
 @dataclass
 class CardInference:
     """Per position (a seat at the start of a trick), the mean chance each belief puts on the
@@ -153,13 +168,7 @@ def card_inference(
         if trick not in tricks:
             return
         for seat in range(n):
-            truth = np.zeros((n + 1, 52))
-            truth[:n] = unpack_sets(np.roll(one.hands[0], -seat))  # relative seats, as the belief's slots
-            if one.face_down[0] != NO_CARD and int(one.hider[0]) != seat:
-                truth[n, int(one.face_down[0])] = 1
-            truth[0] = 0  # my own cards are seen
-            if one.known_card[0] != NO_CARD:
-                truth[:, int(one.known_card[0])] = 0  # the revealed band card, back in the hider's hand, is seen
+            truth = true_places(one, seat)
             info = InfoState(rules, encoder.encode(one, np.array([seat]))[0])
             for name, belief_of in beliefs.items():
                 marginals = belief_of(info).card_marginals()

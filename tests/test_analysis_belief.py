@@ -8,7 +8,7 @@ import agents
 from agents.variants import HideWith
 from mendikot_env import ObservationEncoder, Rules, core
 from mendikot_env.analysis import deal, play_deals
-from mendikot_env.analysis_belief import ask_values, trump_sharpening
+from mendikot_env.analysis_belief import ask_values, true_places, trump_sharpening
 from mendikot_env.belief import Belief
 from mendikot_env.cards import unpack_sets
 
@@ -80,3 +80,25 @@ def test_search_move_values_cover_every_legal_move() -> None:
     moves, values = search.move_values(obs, mask)
     assert np.array_equal(moves, np.flatnonzero(mask)) and values.shape == moves.shape
     assert (np.abs(values) <= 3.1).all()
+
+
+def test_true_places_are_the_cards_the_seat_cannot_see() -> None:
+    """Another seat's hand and the face-down card, never the seat's own cards nor the revealed
+    band card back in the hider's hand (public, so no belief holds it unseen)."""
+    rules = Rules.preset("band")
+    state = core.new_hands(rules, 64, rng=5)
+    rng = np.random.default_rng(5)
+    while not (state.known_card >= 0).any():
+        core.step(state, core.random_legal_actions(core.legal_bits(state), rng))
+    game = int(np.flatnonzero(state.known_card >= 0)[0])
+    one = state.select(np.array([game]))
+    known = int(one.known_card[0])
+    for seat in range(rules.n_players):
+        truth = true_places(one, seat)
+        assert truth[:, known].sum() == 0 and truth[0].sum() == 0
+        assert truth[4].sum() == 0  # the band card is up: no face-down slot
+        others = [unpack_sets(one.hands[0, (seat + r) % 4]) for r in range(1, 4)]
+        for r, cards in enumerate(others, start=1):
+            expected = cards.copy()
+            expected[known] = 0
+            assert np.array_equal(truth[r], expected)
