@@ -61,6 +61,7 @@ from .cards import (
     set_to_cards,
     unpack_sets,
 )
+from .checks import is_integer
 from .core import (
     CARD_SETS,
     HIDE,
@@ -517,7 +518,7 @@ class Belief:
             )
         if not 0.0 < epsilon <= 1.0:
             raise ValueError(f"epsilon must be in (0, 1], got {epsilon!r}")
-        if not isinstance(draws, int | np.integer) or draws < 1:
+        if not is_integer(draws) or draws < 1:
             raise ValueError(f"draws must be a positive integer, got {draws!r}")
         hidden = self.sample_hands(draws, rng)
         worlds, log_weights = replay_worlds(self, hidden, seat, policy, epsilon)

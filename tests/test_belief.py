@@ -361,5 +361,7 @@ def test_policy_weighting_needs_the_history_and_a_sensible_epsilon() -> None:
         full.weigh(bot, 8, epsilon=0.0)
     with pytest.raises(ValueError, match="draws must be a positive integer, got 0"):
         full.weigh(bot, 0)
+    with pytest.raises(ValueError, match="draws must be a positive integer, got True"):
+        full.weigh(bot, True)
     worlds = full.worlds(5, rng=0, policy=bot, draws=20)
     assert worlds.batch_size == 5
