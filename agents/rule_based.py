@@ -59,6 +59,14 @@ _A = np.arange(NUM_CARDS + 1)
 LOG_COMB = np.array(
     [[lgamma(a + 1) - lgamma(b + 1) - lgamma(a - b + 1) if b <= a else -np.inf for b in _A] for a in _A]
 )
+# HOLDS[room, r, c]: chance that a hand of r cards, of ``room`` places where c given cards may
+# lie, holds at least one of them (hypergeometric; c is capped at the room).
+_ROOM, _R, _C = np.ogrid[: NUM_CARDS + 1, : NUM_RANKS + 1, : NUM_RANKS + 1]
+_CAPPED = np.minimum(_C, _ROOM)
+with np.errstate(invalid="ignore"):
+    HOLDS = np.where(
+        _R <= _ROOM, 1.0 - np.exp(LOG_COMB[np.maximum(_ROOM - _R, 0), _CAPPED] - LOG_COMB[_ROOM, _CAPPED]), 1.0
+    )
 
 
 @dataclass(frozen=True)
@@ -262,14 +270,13 @@ class RuleBasedAgent:
         # The what-if of the winning card gives its strength in the trick: a card that wins
         # without following counts as a trump, so it is of the trump suit, and a card that
         # follows counts as one only when trump was led. (Leading: a placeholder, unused.)
-        winning_card = tc[rows, np.maximum(t.winning, 0)][:, None]
-        p_partner = self._hold_chance(t, winning_card, t.led[:, None])[:, 0]
-
         # ---- each candidate card: does it take the lead of the trick (the core's outlook),
-        # and will it hold?
+        # and will it hold? (One call for the candidates and the winning card.)
+        winning_card = tc[rows, np.maximum(t.winning, 0)][:, None]
+        holds = self._hold_chance(t, np.concatenate([cards, winning_card], axis=1), t.led[:, None])
+        p_keep, p_partner = holds[:, :K], holds[:, K]
         follows = c_suit == np.where(t.leading, -1, t.led)[:, None]
         wins_now = t.take_lead[rows[:, None], cards]
-        p_keep = self._hold_chance(t, cards, t.led[:, None])
         partner_later = np.where(t.partner_after.any(axis=1), 0.15 if spec.memory else 0.0, 0.0)
         p_other = np.where(partner_win, p_partner, partner_later)
         p = np.where(wins_now, np.maximum(p_keep, np.where(partner_win, p_partner, 0.0)[:, None]), p_other[:, None])
@@ -487,7 +494,6 @@ class _Table:
         room = np.where(voids, 0, self.left[:, :, None]).sum(axis=1)  # (B, 4)
         self.room = np.maximum(room, self.unseen_in_suit)
         self._void_cache: dict[int, np.ndarray] = {}
-        self._holds_cache: dict[int, np.ndarray] = {}
 
     def beaters(self, suit: np.ndarray, lowest: np.ndarray) -> np.ndarray:
         """(B, K) unseen cards of ``suit`` (B, K) that would beat a card, given the lowest rank
@@ -510,26 +516,13 @@ class _Table:
 
     def p_holds(self, k: int, suit: np.ndarray, count: np.ndarray) -> np.ndarray:
         """(B, K) chance that relative seat ``k`` holds at least one of ``count`` given unseen
-        cards of ``suit`` (per game and candidate).
-
-        The chances for every (game, suit, count) are tabulated once per seat, so each call
-        is a single flat lookup.
-        """
-        table = self._holds_cache.get(k)
-        if table is None:
-            counts = np.arange(NUM_RANKS + 1)[None, None, :]
-            void = self.voids[:, k, :, None]
-            if self.spec.location:
-                room = self.room[:, :, None]
-                r = np.where(void, 0, self.left[:, k, None, None])
-                c = np.minimum(counts, room)
-                table = 1.0 - np.exp(LOG_COMB[room - r, c] - LOG_COMB[room, c])
-            else:
-                table = ((counts > 0) & ~void).astype(np.float64)
-            table = table.reshape(-1)
-            self._holds_cache[k] = table
-        flat = (np.arange(self.B)[:, None] * 4 + suit) * (NUM_RANKS + 1) + np.minimum(count, NUM_RANKS)
-        return table[flat]
+        cards of ``suit`` (per game and candidate): one lookup in :data:`HOLDS`."""
+        rows = np.arange(self.B)[:, None]
+        void = self.voids[rows, k, suit]
+        count = np.minimum(count, NUM_RANKS)
+        if not self.spec.location:
+            return ((count > 0) & ~void).astype(np.float64)
+        return HOLDS[self.room[rows, suit], np.where(void, 0, self.left[:, k, None]), count]
 
 
 def _index(onehot: np.ndarray) -> np.ndarray:

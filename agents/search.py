@@ -41,7 +41,7 @@ import numpy as np
 
 from mendikot_env import core
 from mendikot_env.belief import Belief, InfoState
-from mendikot_env.cards import NUM_ACTIONS, NUM_CARDS, unpack_sets
+from mendikot_env.cards import NUM_ACTIONS, NUM_CARDS, NUM_RANKS, TEN_RANK, unpack_sets
 from mendikot_env.observation import ObservationEncoder, observation_layout
 from mendikot_env.rules import Rules
 from mendikot_env.seeding import make_rng
@@ -211,9 +211,23 @@ class SearchAgent:
         differences); another move is played only when its mean gain exceeds ``z`` standard
         errors, so sampling noise falls back on the policy rather than on a lucky move.
         """
-        moves = [np.flatnonzero(row) for row in legal]
-        beliefs = [Belief(InfoState(self.rules, o, m)) for o, m in zip(obs, legal, strict=True)]
         own = self.rollout.act(obs[:, : self.encoder.size], legal)
+        beliefs, moves, open_rows = [], [], []
+        for row, (o, m, mine) in enumerate(zip(obs, legal, own, strict=True)):
+            belief = Belief(InfoState(self.rules, o, m))
+            distinct = distinct_moves(belief, np.flatnonzero(m), int(mine))
+            if distinct.size > 1:  # equivalent moves only: the rollout policy's own is as good
+                beliefs.append(belief)
+                moves.append(distinct)
+                open_rows.append(row)
+        chosen = own.astype(np.int64)
+        if open_rows:
+            chosen[open_rows] = self._compare(beliefs, moves, own[open_rows])
+        return chosen
+
+    def _compare(self, beliefs: list[Belief], moves: list[np.ndarray], own: np.ndarray) -> np.ndarray:
+        """The chosen move of each decision among its distinct ``moves`` (``own``: the rollout
+        policy's, one of them), by rounds of deals (see :meth:`_search`)."""
         own_index = [int(np.flatnonzero(move == mine)[0]) for move, mine in zip(moves, own, strict=True)]
         sums = [np.zeros(m.size) for m in moves]
         squares = [np.zeros(m.size) for m in moves]
@@ -298,6 +312,33 @@ class SearchAgent:
             legal = core.legal_bits(state)
             obs = self.encoder.encode(state, state.current, legal=legal)
             core.step(state, self.rollout.act(obs, unpack_sets(legal, NUM_ACTIONS).view(bool)), check=False)
+
+
+def distinct_moves(belief: Belief, moves: np.ndarray, prefer: int) -> np.ndarray:
+    """The legal ``moves`` less those equivalent to another: one card per run of equal cards.
+
+    Two cards of one suit are equal in play when no card ranked between them lies in another
+    hand or in the current trick (the cards between are mine or gone): whichever is played, the
+    other does in later tricks exactly what it would have done. Tens score, so a ten is never
+    merged with another card; nor is the ask. ``prefer`` (the rollout policy's move) stands for
+    its run, so the search compares moves with it on the same deals.
+
+    Returns:
+        The kept moves, sorted.
+    """
+    view = belief.view
+    trick = sum(1 << card for card in view.trick if card >= 0)
+    known = 1 << view.known if view.known >= 0 else 0
+    others = (belief.constraints.unseen | known | trick) & ~view.hand  # cards that can tell two of mine apart
+    kept: dict[object, int] = {}
+    for move in [prefer, *moves.tolist()]:
+        suit, rank = divmod(move, NUM_RANKS)
+        if move >= NUM_CARDS or rank == TEN_RANK:
+            key: object = move
+        else:  # the run: suit and the cards of others ranked above it
+            key = (suit, (others >> (suit * NUM_RANKS + rank + 1) & ((1 << (NUM_RANKS - 1 - rank)) - 1)).bit_count())
+        kept.setdefault(key, move)
+    return np.array(sorted(kept.values()), dtype=np.int64)
 
 
 def _split_seed(seed: int | None) -> tuple[np.random.Generator, int | None]:

@@ -6,10 +6,18 @@ import numpy as np
 import pytest
 
 import agents
-from agents.search import SearchAgent, SearchSpec, exact_values, parse_search_spec, settled, team_value
+from agents.search import (
+    SearchAgent,
+    SearchSpec,
+    distinct_moves,
+    exact_values,
+    parse_search_spec,
+    settled,
+    team_value,
+)
 from mendikot_env import core
 from mendikot_env.arena import duplicate_arena
-from mendikot_env.belief import InfoState, sample_worlds
+from mendikot_env.belief import Belief, InfoState, sample_worlds
 from mendikot_env.cards import NUM_ACTIONS
 from mendikot_env.observation import ObservationEncoder
 from mendikot_env.rules import Rules
@@ -118,6 +126,45 @@ def test_the_exact_search_is_the_minimax_of_every_line(preset: str) -> None:
     np.testing.assert_array_equal(np.round(values), np.round(expected))
     assert np.abs(values - expected).max() < 0.02
     assert preset != "band" or (state.face_down >= 0).sum() >= 2
+
+
+@pytest.mark.parametrize("preset", ["standard", "band", "dehla_pakad"])
+def test_moves_merged_as_equal_have_equal_values_in_every_deal(preset: str) -> None:
+    """Two legal cards that :func:`distinct_moves` merges are worth exactly the same under
+    perfect play of the last three tricks, in every deal the seat cannot rule out (cards in
+    the current trick and the revealed band card keep runs apart); the search plays only one
+    of them. Moves it keeps apart do differ somewhere, so the check has teeth."""
+    rules = Rules.preset(preset)
+    encoder = ObservationEncoder(rules, history=True)
+    state = core.new_hands(rules, 150, rng=2)
+    rng = np.random.default_rng(2)
+    stopped = np.zeros(150, bool)
+    while True:  # random play into the last three tricks, then a random number of moves more
+        stopped |= (state.trick_no >= rules.n_tricks - 3) & (rng.random(150) < 0.3)
+        going = ~state.done & ~stopped
+        if not going.any():
+            break
+        core.step(state, core.random_legal_actions(core.legal_bits(state), rng), active=going)
+    merged = kept_apart_differ = 0
+    for g in np.flatnonzero(~state.done):
+        game = state.select([g])
+        obs, mask = encoder.encode(game, game.current)[0], core.legal_action_mask(game)[0]
+        belief = Belief(InfoState(rules, obs, mask))
+        worlds = belief.worlds(4, rng=int(g), seat=int(game.current[0]))
+        moves = np.flatnonzero(mask)
+        values = []
+        for move in moves:
+            after = worlds.copy()
+            core.step(after, np.full(4, move), check=False)
+            values.append(exact_values(after))
+        for i in range(moves.size):
+            for j in range(i + 1, moves.size):
+                if distinct_moves(belief, moves[[i, j]], int(moves[i])).size == 1:
+                    merged += 1
+                    np.testing.assert_array_equal(values[i], values[j])
+                else:
+                    kept_apart_differ += bool((values[i] != values[j]).any())
+    assert merged >= 10 and kept_apart_differ >= 10
 
 
 @pytest.mark.parametrize("preset", ["standard", "app", "dehla_pakad"])
