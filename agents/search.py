@@ -2,7 +2,8 @@
 
 For each decision the agent draws K deals consistent with its observation
 (:class:`mendikot_env.belief.Belief`, uniform over the consistent deals, face-down band card
-included), plays each legal move in each deal and finishes the hand: a rollout policy (the
+included), plays each distinct legal move (one card of each run of equal cards,
+:func:`distinct_moves`) in each deal and finishes the hand: a rollout policy (the
 ``hard`` rule-based bot by default) plays every seat until the outcome is settled (no play can
 change the winner or the points) or ``exact`` tricks are left, and those last tricks are searched
 exactly, every line of play enumerated as a batch and minimaxed (the observer's team maximising,
@@ -27,9 +28,13 @@ Spec syntax (``agents.make``, ``--a`` in the arena): ``search`` or
   hold at least one rollout of a whole hand;
 - ``z``: how many standard errors a move must gain over the rollout policy's own choice, on the
   same deals, to be played instead (0: the best mean);
-- ``infer``: 1 for policy inference about a band card another seat hid: of 8 times as many deals
-  drawn, those where the rollout policy, dealt the hider's hand, would have hidden the card
-  drawn are kept first (0, the default: uniform deals).
+- ``infer``: policy inference. 0 (the default): uniform deals. 1: about a band card another
+  seat hid: of 8 times as many deals drawn, those where the rollout policy, dealt the hider's
+  hand, would have hidden the card drawn are kept first. 2: of 4 times as many deals drawn,
+  each replayed through the history with the rollout policy at every other seat
+  (:meth:`Belief.weigh`), the K likeliest are kept (distinct deals, not resampled: duplicates
+  would shrink the standard errors of the ``z`` gate); it needs the history pieces and falls
+  back to uniform deals on a plain observation.
 """
 
 from __future__ import annotations
@@ -53,7 +58,8 @@ ROLLOUT_NAMES = ("random", *LEVELS, "trained")  # the agents a search may roll o
 # The most tricks searched exactly: the tree of the last three tricks has hundreds of lines per
 # deal (about 1 ms a deal here), four tricks tens of thousands.
 MAX_EXACT = 3
-INFER_DRAWS = 8  # with infer: deals drawn per deal kept
+INFER_DRAWS = 8  # with infer=1: deals drawn per deal kept
+WEIGH_DRAWS = 4  # with infer=2: deals weighed per deal kept
 FIRST_ROUND = 8  # deals of the first round under a time budget, which times the rounds after it
 
 
@@ -66,7 +72,7 @@ class SearchSpec:
     exact: int = 2  # tricks left (the current one included) searched exactly; 0: roll out to the end
     budget_ms: float | None = None  # time budget per decision (None: always K deals)
     z: float = 1.0  # standard errors a move must gain over the rollout policy's own move
-    infer: int = 0  # 1: band deals where the rollout policy would have hidden the card drawn (see _worlds)
+    infer: int = 0  # 1: band deals where the rollout policy would have hidden the card; 2: the likeliest deals (see _worlds)
 
 
 def parse_search_spec(spec: str) -> SearchSpec:
@@ -99,8 +105,8 @@ def _spec_value(spec: str, key: str, value: str) -> object:
         number = int(value) if key in ("k", "exact", "infer") else float(value)
     except ValueError:
         number = -1
-    if key == "infer" and number not in (0, 1):
-        raise ValueError(f"search spec {spec!r}: infer={value!r} must be 0 or 1")
+    if key == "infer" and number not in (0, 1, 2):
+        raise ValueError(f"search spec {spec!r}: infer={value!r} must be 0, 1 or 2")
     if not (number >= 0 if key in ("z", "exact") else number > 0) or (key == "exact" and number > MAX_EXACT):
         kind = {"k": "an integer >= 1", "exact": f"an integer from 0 to {MAX_EXACT}", "z": "a number >= 0"}
         raise ValueError(
@@ -273,12 +279,16 @@ class SearchAgent:
         return out
 
     def _worlds(self, belief: Belief, n: int) -> core.State:
-        """n sampled deals; with ``infer`` in band, policy inference for a face-down card another
-        seat hid: ``INFER_DRAWS`` times as many are drawn, and those where the rollout policy,
-        dealt the hider's hand, would have hidden the card drawn come first (rejection sampling,
-        topped up with the others when fewer than n agree)."""
+        """n sampled deals. ``infer=2`` (with the history pieces): the n likeliest under the
+        rollout policy of ``WEIGH_DRAWS`` times as many. ``infer=1`` in band, for a face-down
+        card another seat hid: ``INFER_DRAWS`` times as many are drawn, and those where the
+        rollout policy, dealt the hider's hand, would have hidden the card drawn come first
+        (rejection sampling, topped up with the others when fewer than n agree)."""
+        if self.spec.infer == 2 and belief.view.history is not None:
+            weighted = belief.weigh(self.rollout, n * WEIGH_DRAWS, self.rng, seat=0)
+            return weighted.worlds.select(np.argsort(-weighted.log_weights, kind="stable")[:n])
         worlds = belief.worlds(n, self.rng, seat=0)
-        if not (self.spec.infer and worlds.hider[0] > 0 and (worlds.face_down >= 0).any()):
+        if not (self.spec.infer == 1 and worlds.hider[0] > 0 and (worlds.face_down >= 0).any()):
             return worlds  # no inference asked, no band card down, or the observer hid it
         worlds = core.State.concat([worlds, belief.worlds(n * (INFER_DRAWS - 1), self.rng, seat=0)])
         B = worlds.batch_size

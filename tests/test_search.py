@@ -44,7 +44,7 @@ def test_make_and_load_build_it_from_a_spec() -> None:
         ("search:exact=-1", "exact='-1'"),
         ("search:exact=4", "exact='4'"),
         ("search:z=-1", "z='-1'"),
-        ("search:infer=2", "infer='2'"),
+        ("search:infer=3", "infer='3'"),
     ],
 )
 def test_a_malformed_spec_is_a_clear_error_naming_the_value(spec: str, named: str) -> None:
@@ -320,6 +320,43 @@ def test_infer_keeps_the_deals_where_the_rollout_policy_hides_the_card_drawn() -
     uniform = belief.worlds(64, 0, seat=0)
     agree = (_hide_choices(rules, kept) == kept.face_down).mean()
     assert agree >= 0.5 and agree > 2 * (_hide_choices(rules, uniform) == uniform.face_down).mean()
+
+
+def test_infer_2_keeps_the_deals_likeliest_under_the_rollout_policy() -> None:
+    """Policy-weighted deals (``infer=2``): seven or more cards into a band hand played by ``hard``
+    without asking, the deals kept are replays of the history (they re-encode to the
+    observation with history), they are the likeliest quarter of the deals weighed, and far
+    more often than uniform draws they are deals where ``hard`` would have hidden the card face
+    down (the hide is one of the moves weighed). On a plain
+    observation (no history to weigh) the agent falls back to uniform deals and still plays."""
+    from mendikot_env.belief import Belief
+
+    rules = Rules.preset("band")
+    encoder = ObservationEncoder(rules, history=True)
+    hard = agents.make("hard", rules)
+    state = core.new_hands(rules, 1, rng=3)
+    for move in range(10):  # the hide and seven or more cards, no asks, to a seat that did not hide
+        if move >= 8 and state.hider[0] != state.current[0]:
+            break
+        obs, mask = encoder.encode(state, state.current), core.legal_action_mask(state)
+        mask[:, NUM_ACTIONS - 1] = False
+        core.step(state, hard.act(obs[:, : hard.layout.size], mask))
+    assert state.face_down[0] >= 0 and state.hider[0] != state.current[0]
+    obs, mask = encoder.encode(state, state.current), core.legal_action_mask(state)
+    belief = Belief(InfoState(rules, obs[0], mask[0]))
+    agent = agents.make("search:k=16,infer=2", rules, seed=0)
+    kept = agent._worlds(belief, 16)
+    np.testing.assert_array_equal(encoder.encode(kept, kept.current), np.repeat(obs, 16, axis=0))
+    agent.seed(0)
+    weighed = belief.weigh(agent.rollout, 64, agent.rng, seat=0)  # the agent's 64 draws, weighed again
+    likeliest = np.argsort(-weighed.log_weights, kind="stable")[:16]
+    np.testing.assert_array_equal(kept.deal, weighed.worlds.deal[likeliest])
+    assert weighed.log_weights[likeliest].min() > np.median(weighed.log_weights)
+    agree = (_hide_choices(rules, kept) == kept.face_down).mean()
+    uniform = belief.worlds(64, 0, seat=0)
+    assert agree > 4 * (_hide_choices(rules, uniform) == uniform.face_down).mean()
+    plain = obs[:, : hard.layout.size]
+    assert mask[0, agent.act(plain, mask)[0]]
 
 
 def test_the_sampler_and_a_random_rollout_draw_different_streams() -> None:
