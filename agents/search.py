@@ -72,7 +72,7 @@ class SearchSpec:
     exact: int = 2  # tricks left (the current one included) searched exactly; 0: roll out to the end
     budget_ms: float | None = None  # time budget per decision (None: always K deals)
     z: float = 1.0  # standard errors a move must gain over the rollout policy's own move
-    infer: int = 0  # 1: band deals where the rollout policy would have hidden the card; 2: the likeliest deals (see _worlds)
+    infer: int = 0  # 0 uniform deals; 1 hide-only and 2 policy-weighted inference (see _worlds)
 
 
 def parse_search_spec(spec: str) -> SearchSpec:
