@@ -85,6 +85,9 @@ from .seeding import make_rng
 # (legal moves) more: a deal where the policy would have played otherwise is unlikely, not
 # impossible (people and bots are not perfectly predictable, and one zero would end a deal).
 EPSILON = 0.1
+# Belief.likeliest drops a deal once its log chance is this far behind the n-th best: about one
+# move the policy would not have made (log(0.9 / 0.025) = 3.6 with four legal moves) is kept, two are not.
+LIKELIEST_MARGIN = 5.0
 # Largest (samples x suit counts x slots) block drawn at once: bounds memory with 6 or 8 players.
 _BLOCK = 2_000_000
 
@@ -511,6 +514,43 @@ class Belief:
         Raises:
             ValueError: the observation has no history (encode with ``history=True``).
         """
+        self._check_weighing(draws, epsilon)
+        hidden = self.sample_hands(draws, rng)
+        worlds, log_weights = replay_worlds(self, hidden, seat, policy, epsilon)
+        return WeightedDeals(self, hidden, worlds, log_weights)
+
+    def likeliest(
+        self,
+        policy: Any,
+        n: int,
+        draws: int,
+        rng: np.random.Generator | int | None = None,
+        seat: int = 0,
+        epsilon: float = EPSILON,
+        margin: float = LIKELIEST_MARGIN,
+        recent: int | None = None,
+    ) -> State:
+        """The n likeliest of ``draws`` uniform deals under ``policy`` (as :meth:`weigh`
+        weighs them), replayed to the observed point: distinct deals, for a search that
+        must not count one deal twice.
+
+        Deals that fall more than ``margin`` (in log chance) behind the n-th best are dropped
+        during the replay, which spares the policy some of its calls; with a large margin the
+        result is exactly the n highest weights of :meth:`weigh`. With ``recent``, only the
+        last ``recent`` moves seen are weighed (the cost no longer grows with the hand).
+
+        Raises:
+            ValueError: the observation has no history, or a count or ``epsilon`` out of range.
+        """
+        self._check_weighing(draws, epsilon)
+        if not is_integer(n) or not 1 <= n <= draws:
+            raise ValueError(f"n must be an integer from 1 to draws ({draws}), got {n!r}")
+        hidden = self.sample_hands(draws, rng)
+        worlds, log_weights = replay_worlds(self, hidden, seat, policy, epsilon, n, margin, recent)
+        return worlds.select(np.argsort(-log_weights, kind="stable")[:n])
+
+    def _check_weighing(self, draws: int, epsilon: float) -> None:
+        """The checks of :meth:`weigh` and :meth:`likeliest` (their callers' input)."""
         if self.view.history is None:
             raise ValueError(
                 "policy-weighted inference replays the moves seen: it needs an observation with history "
@@ -520,9 +560,6 @@ class Belief:
             raise ValueError(f"epsilon must be in (0, 1], got {epsilon!r}")
         if not is_integer(draws) or draws < 1:
             raise ValueError(f"draws must be a positive integer, got {draws!r}")
-        hidden = self.sample_hands(draws, rng)
-        worlds, log_weights = replay_worlds(self, hidden, seat, policy, epsilon)
-        return WeightedDeals(self, hidden, worlds, log_weights)
 
 
 @dataclass(frozen=True)
@@ -598,7 +635,14 @@ def sample_worlds(info_state: InfoState, n: int, rng: np.random.Generator | int 
 
 
 def replay_worlds(
-    belief: Belief, hidden: np.ndarray, seat: int = 0, policy: Any = None, epsilon: float = EPSILON
+    belief: Belief,
+    hidden: np.ndarray,
+    seat: int = 0,
+    policy: Any = None,
+    epsilon: float = EPSILON,
+    keep: int | None = None,
+    margin: float = 0.0,
+    recent: int | None = None,
 ) -> tuple[State, np.ndarray]:
     """The sampled deals replayed from the start of the hand through the observed history.
 
@@ -607,8 +651,13 @@ def replay_worlds(
     card it came before. With a ``policy``, every move of another seat multiplies each
     deal's weight by its chance under the policy (see :meth:`Belief.weigh`).
 
+    With ``recent``, only the last ``recent`` moves are weighed (the others are replayed).
+    With ``keep``, deals whose log weight falls more than ``margin`` below the ``keep``-th
+    best are dropped as the replay goes (a weight only falls, so they are unlikely to end
+    among the ``keep`` likeliest), and the worlds returned are those left.
+
     Returns:
-        The replayed worlds and (M,) log weights (zeros without a policy).
+        The replayed worlds and their log weights (zeros without a policy).
 
     Raises:
         ValueError: the replay does not give back the observation (it was altered).
@@ -640,10 +689,17 @@ def replay_worlds(
     log_weights = np.zeros(M)
     encoder = _encoder(rules, reads_history(policy))
     score = _match_points(rules, view, seat) if policy is not None else None
-    for move in moves:
+    first = 0 if recent is None else len(moves) - recent  # the first move weighed
+    for i, move in enumerate(moves):
         mover = int(worlds.current[0])
-        if policy is not None and mover != seat:
+        if policy is not None and mover != seat and i >= first:
             log_weights += np.log(_chance(policy, encoder, worlds, mover, move, epsilon, score))
+            if keep is not None and log_weights.size > keep:
+                alive = log_weights >= np.partition(log_weights, -keep)[-keep] - margin
+                if not alive.all():
+                    worlds, log_weights = worlds.select(alive), log_weights[alive]
+                    if np.ndim(move):
+                        move = move[alive]  # noqa: PLW2901 (the hide: each deal's own band card)
         step(worlds, move)
     _check_replay(belief, worlds, seat)
     return worlds, log_weights
@@ -667,15 +723,18 @@ def _chance(
 ) -> np.ndarray:
     """(M,) the chance of ``move`` under the policy at ``mover``'s turn in each world."""
     M = worlds.batch_size
-    obs = encoder.encode(worlds, np.full(M, mover), None if score is None else np.repeat(score, M, axis=0))
     masks = legal_action_mask(worlds)
+    counts = masks.sum(axis=1)
+    if (counts == 1).all():  # a forced move in every world: chance 1, no policy call
+        return np.ones(M)
+    obs = encoder.encode(worlds, np.full(M, mover), None if score is None else np.repeat(score, M, axis=0))
     move = np.broadcast_to(np.asarray(move, np.int64), (M,))
     probabilities = getattr(policy, "probabilities", None)
     if callable(probabilities):
         p = np.asarray(probabilities(obs, masks), np.float64)[np.arange(M), move]
     else:
         p = (np.asarray(policy.act(obs, masks)) == move).astype(np.float64)
-    return (1.0 - epsilon) * p + epsilon / masks.sum(axis=1)
+    return (1.0 - epsilon) * p + epsilon / counts
 
 
 def _check_replay(belief: Belief, worlds: State, seat: int) -> None:

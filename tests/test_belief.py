@@ -349,6 +349,26 @@ def test_policy_weighting_moves_probability_toward_the_true_deal() -> None:
     assert trump[:, 1].mean() > trump[:, 0].mean() + 0.05
 
 
+def test_the_likeliest_deals_are_the_highest_weights() -> None:
+    """``likeliest``: with no pruning, exactly the n highest weights of ``weigh`` on the same
+    draws; weighing none of the moves (``recent=0``), the first n draws; with the default
+    pruning margin, most of the exact n."""
+    rules = Rules.preset("band")
+    bot = agents.make("hard", rules)  # unseeded: ties broken by card order, so every replay weighs alike
+    overlap = []
+    for _, seat, obs in hard_positions(games=2, seed=1):
+        belief = Belief(InfoState(rules, obs))
+        weighed = belief.weigh(bot, 64, rng=seat, seat=seat)
+        top = weighed.worlds.deal[np.argsort(-weighed.log_weights, kind="stable")[:16]]
+        np.testing.assert_array_equal(belief.likeliest(bot, 16, 64, rng=seat, seat=seat, margin=np.inf).deal, top)
+        np.testing.assert_array_equal(
+            belief.likeliest(bot, 16, 64, rng=seat, seat=seat, recent=0).deal, weighed.worlds.deal[:16]
+        )
+        pruned = belief.likeliest(bot, 16, 64, rng=seat, seat=seat).deal
+        overlap.append(len({row.tobytes() for row in pruned} & {row.tobytes() for row in top}) / 16)
+    assert len(overlap) >= 20 and np.mean(overlap) >= 0.75
+
+
 def test_policy_weighting_needs_the_history_and_a_sensible_epsilon() -> None:
     rules = Rules.preset("band")
     state = core.new_hands(rules, 1, rng=0)
@@ -365,3 +385,8 @@ def test_policy_weighting_needs_the_history_and_a_sensible_epsilon() -> None:
         full.weigh(bot, True)
     worlds = full.worlds(5, rng=0, policy=bot, draws=20)
     assert worlds.batch_size == 5
+    with pytest.raises(ValueError, match="history=True"):
+        plain.likeliest(bot, 4, 8)
+    with pytest.raises(ValueError, match=r"n must be an integer from 1 to draws \(8\), got 9"):
+        full.likeliest(bot, 9, 8)
+    assert full.likeliest(bot, 4, 8, rng=0).batch_size == 4
