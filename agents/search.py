@@ -60,7 +60,6 @@ ROLLOUT_NAMES = ("random", *LEVELS, "trained")  # the agents a search may roll o
 MAX_EXACT = 3
 INFER_DRAWS = 8  # with infer=1: deals drawn per deal kept
 WEIGH_DRAWS = 4  # with infer=2: deals weighed per deal kept
-WEIGH_RECENT = 12  # with infer=2: the moves weighed, the last ones seen (three tricks of four players)
 FIRST_ROUND = 8  # deals of the first round under a time budget, which times the rounds after it
 
 
@@ -286,7 +285,7 @@ class SearchAgent:
         rollout policy, dealt the hider's hand, would have hidden the card drawn come first
         (rejection sampling, topped up with the others when fewer than n agree)."""
         if self.spec.infer == 2 and belief.view.history is not None:
-            return belief.likeliest(self.rollout, n, n * WEIGH_DRAWS, self.rng, seat=0, recent=WEIGH_RECENT)
+            return belief.likeliest(self.rollout, n, n * WEIGH_DRAWS, self.rng, seat=0)
         worlds = belief.worlds(n, self.rng, seat=0)
         if not (self.spec.infer == 1 and worlds.hider[0] > 0 and (worlds.face_down >= 0).any()):
             return worlds  # no inference asked, no band card down, or the observer hid it
