@@ -85,8 +85,8 @@ from .seeding import make_rng
 # (legal moves) more: a deal where the policy would have played otherwise is unlikely, not
 # impossible (people and bots are not perfectly predictable, and one zero would end a deal).
 EPSILON = 0.1
-# Belief.likeliest drops a deal once its log chance is this far behind the n-th best: about one
-# move the policy would not have made (log(0.9 / 0.025) = 3.6 with four legal moves) is kept, two are not.
+# Belief.likeliest drops a deal once its log chance is this far behind the n-th best: a deal one
+# move the policy would not have made behind (log(0.9 / 0.025) = 3.6 with four legal moves) is kept, two are not.
 LIKELIEST_MARGIN = 5.0
 # Largest (samples x suit counts x slots) block drawn at once: bounds memory with 6 or 8 players.
 _BLOCK = 2_000_000
@@ -545,6 +545,8 @@ class Belief:
         self._check_weighing(draws, epsilon)
         if not is_integer(n) or not 1 <= n <= draws:
             raise ValueError(f"n must be an integer from 1 to draws ({draws}), got {n!r}")
+        if recent is not None and (not is_integer(recent) or recent < 0):
+            raise ValueError(f"recent must be None or an integer >= 0, got {recent!r}")
         hidden = self.sample_hands(draws, rng)
         worlds, log_weights = replay_worlds(self, hidden, seat, policy, epsilon, n, margin, recent)
         return worlds.select(np.argsort(-log_weights, kind="stable")[:n])
@@ -699,7 +701,7 @@ def replay_worlds(
                 if not alive.all():
                     worlds, log_weights = worlds.select(alive), log_weights[alive]
                     if np.ndim(move):
-                        move = move[alive]  # noqa: PLW2901 (the hide: each deal's own band card)
+                        move = move[alive]  # the hide: each deal's own band card
         step(worlds, move)
     _check_replay(belief, worlds, seat)
     return worlds, log_weights

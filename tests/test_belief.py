@@ -389,4 +389,6 @@ def test_policy_weighting_needs_the_history_and_a_sensible_epsilon() -> None:
         plain.likeliest(bot, 4, 8)
     with pytest.raises(ValueError, match=r"n must be an integer from 1 to draws \(8\), got 9"):
         full.likeliest(bot, 9, 8)
+    with pytest.raises(ValueError, match="recent must be None or an integer >= 0, got -1"):
+        full.likeliest(bot, 4, 8, recent=-1)
     assert full.likeliest(bot, 4, 8, rng=0).batch_size == 4
