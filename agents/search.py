@@ -336,9 +336,9 @@ def distinct_moves(belief: Belief, moves: np.ndarray, prefer: int) -> np.ndarray
         The kept moves, sorted.
     """
     view = belief.view
-    trick = sum(1 << card for card in view.trick if card >= 0)
     known = 1 << view.known if view.known >= 0 else 0
-    others = (belief.constraints.unseen | known | trick) & ~view.hand  # cards that can tell two of mine apart
+    # The cards that can tell two of mine apart: those in other hands and in the current trick.
+    others = (belief.constraints.unseen | known | view.trick_cards) & ~view.hand
     kept: dict[object, int] = {}
     for move in [prefer, *moves.tolist()]:
         suit, rank = divmod(move, NUM_RANKS)

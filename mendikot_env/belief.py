@@ -42,8 +42,9 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, reduce
 from math import factorial
+from operator import or_
 from typing import Any
 
 import numpy as np
@@ -136,6 +137,16 @@ class SeatView:
     match_score: tuple[float, float] = (0.0, 0.0)  # match points / target: mine, theirs
     history: History | None = None  # the play sequence, when the observation holds it
 
+    @property
+    def all_played(self) -> int:
+        """Every card played so far, by any seat (the current trick's included)."""
+        return reduce(or_, self.played, 0)
+
+    @property
+    def trick_cards(self) -> int:
+        """The cards of the current trick."""
+        return cards_to_set(card for card in self.trick if card >= 0)
+
 
 @cache
 def _encoder(rules: Rules, history: bool = False) -> ObservationEncoder:
@@ -223,9 +234,7 @@ def constraints(rules: Rules, view: SeatView) -> Constraints:
     """
     n, h = rules.n_players, rules.hand_size
     pack = cards_to_set(pack_cards(rules))
-    played = 0
-    for cards in view.played:
-        played |= cards
+    played = view.all_played
     mine = view.hand | (1 << view.my_face_down if view.my_face_down >= 0 else 0)
     known = 1 << view.known if view.known >= 0 else 0
     unseen = pack & ~mine & ~played & ~known
@@ -512,7 +521,8 @@ class Belief:
             marginals and their effective sample size.
 
         Raises:
-            ValueError: the observation has no history (encode with ``history=True``).
+            ValueError: the observation has no history (encode with ``history=True``), or
+                ``draws`` or ``epsilon`` is out of range.
         """
         self._check_weighing(draws, epsilon)
         hidden = self.sample_hands(draws, rng)
@@ -741,17 +751,25 @@ def _chance(
 
 def _check_replay(belief: Belief, worlds: State, seat: int) -> None:
     """The first world, encoded for the seat, must give back its observation (and mask)."""
-    info = belief.info
-    obs = np.asarray(info.observation, np.float32)
-    encoder = _encoder(belief.rules, obs.size != _encoder(belief.rules).size)
-    keep = np.ones(encoder.size, bool)
-    keep[slice(encoder.layout.pieces["match_score"].start, encoder.layout.pieces["match_score"].stop)] = False
-    first = worlds.select([0])
-    same = np.array_equal(encoder.encode(first, np.array([seat]))[0][keep], obs[keep])
-    if not same or (info.mask is not None and int(legal_bits(first)[0]) != int(pack_sets(np.asarray(info.mask) != 0))):
+    history = np.asarray(belief.info.observation).size != _encoder(belief.rules).size
+    if not _gives_back(belief, worlds, seat, _encoder(belief.rules, history)):
         raise ValueError(
             f"no game state of {belief.rules} gives this observation: it was encoded for other rules or altered"
         )
+
+
+def _gives_back(belief: Belief, worlds: State, seat: int, encoder: ObservationEncoder) -> bool:
+    """Whether the first world, encoded for the seat, is the seat's observation (the match
+    score aside: worlds are single hands) and has its legal mask, when it acts."""
+    info = belief.info
+    first = worlds.select([0])
+    match = encoder.layout.pieces["match_score"]
+    keep = np.ones(encoder.size, bool)
+    keep[match.start : match.stop] = False
+    seen = encoder.encode(first, np.array([seat]))[0]
+    if not np.array_equal(seen[keep], np.asarray(info.observation, np.float32)[keep]):
+        return False
+    return info.mask is None or int(legal_bits(first)[0]) == int(pack_sets(np.asarray(info.mask) != 0))
 
 
 def build_worlds(belief: Belief, hidden: np.ndarray, seat: int = 0) -> State:
@@ -765,20 +783,12 @@ def build_worlds(belief: Belief, hidden: np.ndarray, seat: int = 0) -> State:
     Raises:
         ValueError: no reading reproduces the observation (it is not one of these rules).
     """
-    rules, view, info = belief.rules, belief.view, belief.info
-    encoder = _encoder(rules)
-    keep = np.ones(encoder.size, bool)
-    keep[slice(encoder.layout.pieces["match_score"].start, encoder.layout.pieces["match_score"].stop)] = False
+    rules, view = belief.rules, belief.view
     readings = [(now, duty) for now in (False, True) for duty in (False, True)]
     for reveal_now, duty in readings:
         state = _world_state(rules, view, hidden, seat, reveal_now, duty)
-        first = state.select([0])
-        seen = encoder.encode(first, np.array([seat]))[0]
-        if not np.array_equal(seen[keep], np.asarray(info.observation, np.float32)[keep]):
-            continue
-        if info.mask is not None and int(legal_bits(first)[0]) != int(pack_sets(np.asarray(info.mask) != 0)):
-            continue
-        return state
+        if _gives_back(belief, state, seat, _encoder(rules)):
+            return state
     raise ValueError(f"no game state of {rules} gives this observation: it was encoded for other rules or altered")
 
 
@@ -855,11 +865,7 @@ def _play_index(rules: Rules, view: SeatView) -> np.ndarray:
     card order (the rules never read it; observe with history to sample it exactly)."""
     n = rules.n_players
     out = np.full(NUM_CARDS, -1, np.int8)
-    trick = [card for card in view.trick if card >= 0]
-    played = 0
-    for cards in view.played:
-        played |= cards
-    earlier = set_to_cards(played & ~cards_to_set(trick))
+    earlier = set_to_cards(view.all_played & ~view.trick_cards)
     out[earlier] = np.arange(len(earlier))
     for k, card in enumerate(view.trick):
         if card >= 0:
@@ -899,11 +905,7 @@ def _taken_sets(rules: Rules, view: SeatView, seat: int) -> tuple[list[int], int
     """Card sets of team 0, team 1 and the Dehla Pakad middle with the observed counts of tens
     and cards: which cards each took is not observed, and the rules read only the counts."""
     n = rules.n_players
-    played = 0
-    for cards in view.played:
-        played |= cards
-    trick = sum(1 << card for card in view.trick if card >= 0)
-    done = played & ~trick
+    done = view.all_played & ~view.trick_cards
     tens = set_to_cards(done & int(TENS_MASK))
     plain = set_to_cards(done & ~int(TENS_MASK))
     wanted = [(view.middle[0], view.middle[1]), (view.tens[0], view.tricks[0] * n), (view.tens[1], view.tricks[1] * n)]
