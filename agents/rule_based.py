@@ -216,17 +216,28 @@ class RuleBasedAgent:
         obs, legal = check_batch(observations, masks, self.layout.size, self.n)
         if obs.shape[0] == 0:
             return np.zeros(0, dtype=np.int64)
-        hide = self.layout.view(obs, "phase")[:, 0] > 0.5
-        utility = np.full(legal.shape, NEG)
-        if hide.any():
-            utility[hide, :NUM_CARDS] = self._hide_utility(self.layout.view(obs[hide], "hand") > 0.5)
-        if not hide.all():
-            utility[~hide] = self._play_utility(_Table(self, obs[~hide]))
+        utility = self._utilities(obs, legal)
         if self.rng is not None:
             utility += self.rng.random(utility.shape) * 1e-6
         else:
             utility -= np.arange(NUM_ACTIONS) * 1e-9
         return np.where(legal, utility, -np.inf).argmax(axis=1).astype(np.int64)
+
+    def utilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """(B, 53) the utility of every action (what :meth:`act` maximises; -inf where
+        illegal): a graded model of the bot's play, for policy-weighted inference."""
+        obs, legal = check_batch(observations, masks, self.layout.size, self.n)
+        return np.where(legal, self._utilities(obs, legal), -np.inf)
+
+    def _utilities(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """(B, 53) utilities of a checked batch (NEG where illegal or never played)."""
+        hide = self.layout.view(obs, "phase")[:, 0] > 0.5
+        utility = np.full((obs.shape[0], NUM_ACTIONS), NEG)
+        if hide.any():
+            utility[hide, :NUM_CARDS] = self._hide_utility(self.layout.view(obs[hide], "hand") > 0.5)
+        if not hide.all():
+            utility[~hide] = self._play_utility(_Table(self, obs[~hide]), legal[~hide])
+        return utility
 
     # ------------------------------------------------------------------------ band hide
 
@@ -248,18 +259,15 @@ class RuleBasedAgent:
 
     # ----------------------------------------------------------------------- card play
 
-    def _play_utility(self, t: _Table) -> np.ndarray:
-        """(B, 53) utility of every action while playing.
+    def _play_utility(self, t: _Table, legal: np.ndarray) -> np.ndarray:
+        """(B, 53) utility of every action while playing (NEG where illegal).
 
-        The candidates are the cards in hand (at most 13 per row, padded), so every
-        per-card array is (B, K) with K <= 13 rather than (B, 52).
+        The candidates are the legal cards only, as (row, card) pairs, so every per-card
+        array is (P,) with P the number of legal cards in the batch rather than (B, 52).
         """
         spec, rules = self.spec, self.rules
         B = t.B
-        rows = np.arange(B)
-        K = int(t.hand.sum(axis=1).max())
-        cards = np.argsort(~t.hand, axis=1, kind="stable")[:, :K]  # (B, K) card ids in hand first
-        valid = t.hand[rows[:, None], cards]
+        rows, cards = np.nonzero(legal[:, :NUM_CARDS])  # (P,) the legal cards, row by row
         c_suit, c_rank, c_ten = SUIT[cards], RANK[cards], IS_TEN[cards]
 
         # ---- the trick so far (the core's outlook, read from the observation): who is
@@ -272,88 +280,93 @@ class RuleBasedAgent:
         # follows counts as one only when trump was led. (Leading: a placeholder, unused.)
         # ---- each candidate card: does it take the lead of the trick (the core's outlook),
         # and will it hold? (One call for the candidates and the winning card.)
-        winning_card = tc[rows, np.maximum(t.winning, 0)][:, None]
-        holds = self._hold_chance(t, np.concatenate([cards, winning_card], axis=1), t.led[:, None])
-        p_keep, p_partner = holds[:, :K], holds[:, K]
-        follows = c_suit == np.where(t.leading, -1, t.led)[:, None]
-        wins_now = t.take_lead[rows[:, None], cards]
+        every = np.arange(B)
+        winning_card = tc[every, np.maximum(t.winning, 0)]
+        hold_rows = np.concatenate([rows, every])
+        holds = self._hold_chance(t, hold_rows, np.concatenate([cards, winning_card]), t.led[hold_rows])
+        p_keep, p_partner = holds[: rows.size], holds[rows.size :]
+        follows = c_suit == np.where(t.leading, -1, t.led)[rows]
+        wins_now = t.take_lead[rows, cards]
         partner_later = np.where(t.partner_after.any(axis=1), 0.15 if spec.memory else 0.0, 0.0)
         p_other = np.where(partner_win, p_partner, partner_later)
-        p = np.where(wins_now, np.maximum(p_keep, np.where(partner_win, p_partner, 0.0)[:, None]), p_other[:, None])
+        p = np.where(wins_now, np.maximum(p_keep, np.where(partner_win, p_partner, 0.0)[rows]), p_other[rows])
 
         # ---- what the trick is worth: its tens, my ten, and (leading) tens it may pull out.
-        stake = trick_tens[:, None] + c_ten.astype(np.float64)
+        stake = trick_tens[rows] + c_ten.astype(np.float64)
         if spec.pull_tens:
             ten_out = t.unseen[:, TEN_IDS]  # (B, 4): the ten of each suit is in another hand
-            pulls = np.take_along_axis(ten_out, c_suit, axis=1) & (c_rank > TEN_RANK)
-            stake = stake + t.leading[:, None] * spec.pull * pulls
+            pulls = ten_out[rows, c_suit] & (c_rank > TEN_RANK)
+            stake = stake + t.leading[rows] * spec.pull * pulls
         if self.outcome is None:
             value = p * (spec.trick_value + stake) - (1 - p) * stake
         else:
-            win_v, lose_v = self._outcomes(t, stake)
+            win_v, lose_v = self._outcomes(t, rows, stake)
             value = p * win_v + (1 - p) * lose_v
 
         # ---- what the card is worth later (in tens).
-        cost, c_holding = self._later_cost(t, cards, follows)
+        cost, c_holding = self._later_cost(t, rows, cards, follows)
         utility = value - cost
 
         # ---- cut hukum: the first card off suit chooses trump for the hand.
         if rules.trump == "cut":
-            _, trump_after = core.if_played(cards, t.led[:, None], t.trump[:, None], cut=True)
-            cut_now = trump_after != t.trump[:, None]
+            _, trump_after = core.if_played(cards, t.led[rows], t.trump[rows], cut=True)
+            cut_now = trump_after != t.trump[rows]
             strength = self._suit_strength(t.hand)
             strength = strength - strength.mean(axis=1, keepdims=True)
-            utility = utility + spec.cut_weight * cut_now * np.take_along_axis(strength, c_suit, axis=1)
+            utility = utility + spec.cut_weight * cut_now * strength[rows, c_suit]
 
         # ---- leads: from length (the others run out of the suit first).
-        utility = utility + t.leading[:, None] * 0.01 * c_holding
+        utility = utility + t.leading[rows] * 0.01 * c_holding
 
         out = np.full((B, NUM_ACTIONS), NEG)
-        out[rows[:, None], cards] = np.where(valid, utility, NEG)
+        out[rows, cards] = utility
         if rules.trump == "band" and rules.reveal == "ask":
             out[:, ASK_ACTION] = self._ask_utility(t, trick_tens, partner_win)
         return out
 
-    def _later_cost(self, t: _Table, cards: np.ndarray, follows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(B, K) what each candidate card is worth in later tricks (in tens), and (B, K) how
-        many cards of its suit I hold."""
+    def _later_cost(
+        self, t: _Table, rows: np.ndarray, cards: np.ndarray, follows: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(P,) what each candidate card (of game ``rows``) is worth in later tricks (in tens),
+        and (P,) how many cards of its suit I hold."""
         spec, B = self.spec, t.B
         c_suit, c_rank, c_ten = SUIT[cards], RANK[cards], IS_TEN[cards]
         holding = t.hand.reshape(B, 4, NUM_RANKS).sum(axis=2)  # (B, 4)
-        c_holding = np.take_along_axis(holding, c_suit, axis=1)
+        c_holding = holding[rows, c_suit]
         trump_known = np.where(t.trump >= 0, t.trump, t.private)
-        in_trumps = c_suit == trump_known[:, None]
+        in_trumps = c_suit == trump_known[rows]
         if self.outcome is None:
-            boss = np.take_along_axis(t.hi_unseen, cards, axis=1) == 0
+            boss = t.hi_unseen[rows, cards] == 0
             cost = 0.004 * c_rank + 0.03 * boss * (c_rank >= 9)
             cost = cost + in_trumps * (0.06 + 0.004 * c_rank)
         else:
             # A card is worth the tricks it would win later (about its chance to hold if led
             # now), a trump also its ruffs; a ten in hand is worth the chance that it ends
             # up with my team anyway. Playing a card pays only when now beats later.
-            as_lead = self._hold_chance(t, cards, core.NO_SUIT, lead=True)
+            as_lead = self._hold_chance(t, rows, cards, np.full(cards.shape, core.NO_SUIT), lead=True)
             later = np.minimum(spec.decay * as_lead, 1.0)
             later = np.where(in_trumps, 0.5 + 0.5 * later, later)
-            win0, lose0 = self._outcomes(t, np.zeros((B, 1)))
-            win1, lose1 = self._outcomes(t, np.ones((B, 1)))
+            every = np.arange(B)
+            win0, lose0 = (x[rows] for x in self._outcomes(t, every, np.zeros(B)))
+            win1, lose1 = (x[rows] for x in self._outcomes(t, every, np.ones(B)))
             q = spec.ten_base + (1 - spec.ten_base) * as_lead
             ten_later = (lose1 - lose0) + q * (win1 - lose1)
             cost = np.where(c_ten, ten_later, (win0 - lose0) * later) + 0.002 * c_rank
         if spec.memory:
             # Keep the guards of my own ten; shed short suits to make voids.
             ten_held = t.hand[:, TEN_IDS]
-            guards = np.take_along_axis(holding - ten_held, c_suit, axis=1)
-            guarding = np.take_along_axis(ten_held, c_suit, axis=1) & ~c_ten & (guards <= 2)
+            guards = (holding - ten_held)[rows, c_suit]
+            guarding = ten_held[rows, c_suit] & ~c_ten & (guards <= 2)
             cost = cost + 0.05 * guarding - 0.006 * (c_holding <= 2) * ~follows
         return cost, c_holding
 
-    def _outcomes(self, t: _Table, stake: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(B, K) value, in tens, of my team taking the trick with ``stake`` tens (fractions
-        interpolated), and of the other team taking it, from the outcome table."""
+    def _outcomes(self, t: _Table, rows: np.ndarray, stake: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(P,) value, in tens, of my team taking the trick of game ``rows`` with ``stake`` tens
+        (fractions interpolated), and of the other team taking it, from the outcome table."""
         table = self.outcome
         n_tricks = self.rules.n_tricks
-        a, b = t.tens[:, 0, None], t.tens[:, 1, None]
-        x, y = t.tricks[:, 0, None], t.tricks[:, 1, None]
+        a, b = t.tens[rows, 0], t.tens[rows, 1]
+        x, y = t.tricks[rows, 0], t.tricks[rows, 1]
         x1 = np.minimum(x + 1, n_tricks - y)
         y1 = np.minimum(y + 1, n_tricks - x)
         low = np.floor(stake).astype(np.int64)
@@ -369,8 +382,11 @@ class RuleBasedAgent:
         # Scale: a ten early in the hand is worth about one unit, as in the fixed values.
         return 2.0 * (w0 + frac * (w1 - w0)), 2.0 * (l0 + frac * (l1 - l0))
 
-    def _hold_chance(self, t: _Table, card: np.ndarray, led: np.ndarray, lead: bool = False) -> np.ndarray:
-        """(B, K) chance that no opponent still to play beats ``card`` (were it winning).
+    def _hold_chance(
+        self, t: _Table, rows: np.ndarray, card: np.ndarray, led: np.ndarray, lead: bool = False
+    ) -> np.ndarray:
+        """(P,) chance that no opponent still to play beats ``card`` of game ``rows`` (were it
+        winning).
 
         ``card`` is played to a trick led in ``led`` (NO_SUIT: it leads); ``lead=True``: as
         if it were led now, with every opponent still to play. Two threats: an opponent
@@ -380,41 +396,43 @@ class RuleBasedAgent:
         :func:`core.beating_ranks`); where they lie is the card-location model.
         """
         spec = self.spec
-        B = card.shape[0]
         cut = self.rules.trump == "cut"
-        led = np.broadcast_to(led, card.shape)
-        strength, trump = core.if_played(card, led, t.trump[:, None], cut)  # trump: once it is played
+        strength, trump = core.if_played(card, led, t.trump[rows], cut)  # trump: once it is played
         sp = np.where(led < 0, SUIT[card], led)  # the suit led
-        lowest = core.beating_ranks(strength, sp, trump, cut)  # (B, K, 4): per suit, the lowest rank that beats it
+        lowest = core.beating_ranks(strength, sp, trump, cut)  # (P, 4): per suit, the lowest rank that beats it
         opps = [k for k in range(1, self.n, 2)]
         after = np.ones_like(t.opp_after) if lead else t.opp_after
         safe = np.ones(card.shape)
-        follow_beaters = t.beaters(sp, lowest)
+        follow_beaters = t.beaters(rows, sp, lowest)
         for k in opps:
-            follow = t.p_holds(k, sp, follow_beaters)
-            safe = safe * np.where(after[:, k, None], 1 - follow, 1.0)
+            follow = t.p_holds(k, rows, sp, follow_beaters)
+            safe = safe * np.where(after[rows, k], 1 - follow, 1.0)
         if not self.spec.memory:
             return safe
 
         # Ruffs: the chance a void opponent holds a trump that beats the card.
         tsuit = np.maximum(trump, 0)
-        ruff_beaters = t.beaters(tsuit, lowest)
+        ruff_beaters = t.beaters(rows, tsuit, lowest)
         can_ruff = (trump >= 0) & (sp != trump)
         cut_open = cut & (trump < 0)  # any card of a void opponent would set trump and beat it
-        priv = np.broadcast_to(np.maximum(t.private, 0)[:, None], card.shape)
-        priv_n = t.unseen_in_suit[np.arange(B), np.maximum(t.private, 0)][:, None] * np.ones(card.shape, np.int64)
+        # Only the hider knows the face-down card's suit; the others assume a void opponent
+        # asks and trumps with chance p_hidden.
+        face_down = t.hidden[rows]
+        known_suit = (t.private >= 0)[rows] & face_down
+        priv = np.maximum(t.private, 0)[rows]
         for k in opps:
-            void = t.p_void(k)[np.arange(B)[:, None], sp]
-            has = np.where(can_ruff, t.p_holds(k, tsuit, ruff_beaters), 0.0)
+            void = t.p_void(k)[rows, sp]
+            has = np.where(can_ruff, t.p_holds(k, rows, tsuit, ruff_beaters), 0.0) if can_ruff.any() else 0.0
             has = np.where(cut_open, 1.0, has)
-            if self.spec.location:
-                hidden = np.where(
-                    (t.private >= 0)[:, None], np.where(sp == priv, 0.0, t.p_holds(k, priv, priv_n)), spec.p_hidden
-                )
-            else:
-                hidden = 0.5
-            has = np.where(t.hidden[:, None], hidden, has)
-            safe = safe * np.where(after[:, k, None], 1 - void * has, 1.0)
+            if not self.spec.location:
+                has = np.where(face_down, 0.5, has)
+            elif face_down.any():
+                hidden = spec.p_hidden
+                if known_suit.any():
+                    in_private = t.p_holds(k, rows, priv, t.unseen_in_suit[rows, priv])
+                    hidden = np.where(known_suit, np.where(sp == priv, 0.0, in_private), hidden)
+                has = np.where(face_down, hidden, has)
+            safe = safe * np.where(after[rows, k], 1 - void * has, 1.0)
         return safe
 
     def _ask_utility(self, t: _Table, trick_tens: np.ndarray, partner_win: np.ndarray) -> np.ndarray:
@@ -495,11 +513,11 @@ class _Table:
         self.room = np.maximum(room, self.unseen_in_suit)
         self._void_cache: dict[int, np.ndarray] = {}
 
-    def beaters(self, suit: np.ndarray, lowest: np.ndarray) -> np.ndarray:
-        """(B, K) unseen cards of ``suit`` (B, K) that would beat a card, given the lowest rank
-        of each suit that beats it (B, K, 4) from :func:`core.beating_ranks`."""
-        rank = np.take_along_axis(lowest, suit[..., None], axis=2)[..., 0]
-        flat = (np.arange(self.B)[:, None] * 4 + suit) * (NUM_RANKS + 1) + rank
+    def beaters(self, rows: np.ndarray, suit: np.ndarray, lowest: np.ndarray) -> np.ndarray:
+        """(P,) unseen cards of ``suit`` (P,) in game ``rows`` that would beat a card, given the
+        lowest rank of each suit that beats it (P, 4) from :func:`core.beating_ranks`."""
+        rank = lowest[np.arange(suit.size), suit]
+        flat = (rows * 4 + suit) * (NUM_RANKS + 1) + rank
         return self.unseen_from.reshape(-1)[flat]
 
     def p_void(self, k: int) -> np.ndarray:
@@ -514,15 +532,14 @@ class _Table:
                 self._void_cache[k] = known.astype(np.float64)
         return self._void_cache[k]
 
-    def p_holds(self, k: int, suit: np.ndarray, count: np.ndarray) -> np.ndarray:
-        """(B, K) chance that relative seat ``k`` holds at least one of ``count`` given unseen
-        cards of ``suit`` (per game and candidate): one lookup in :data:`HOLDS`."""
-        rows = np.arange(self.B)[:, None]
+    def p_holds(self, k: int, rows: np.ndarray, suit: np.ndarray, count: np.ndarray) -> np.ndarray:
+        """(P,) chance that relative seat ``k`` holds at least one of ``count`` given unseen
+        cards of ``suit`` (per candidate, of game ``rows``): one lookup in :data:`HOLDS`."""
         void = self.voids[rows, k, suit]
         count = np.minimum(count, NUM_RANKS)
         if not self.spec.location:
             return ((count > 0) & ~void).astype(np.float64)
-        return HOLDS[self.room[rows, suit], np.where(void, 0, self.left[:, k, None]), count]
+        return HOLDS[self.room[rows, suit], np.where(void, 0, self.left[rows, k]), count]
 
 
 def _index(onehot: np.ndarray) -> np.ndarray:

@@ -73,6 +73,8 @@ class SearchSpec:
     budget_ms: float | None = None  # time budget per decision (None: always K deals)
     z: float = 1.0  # standard errors a move must gain over the rollout policy's own move
     infer: int = 0  # 0 uniform deals; 1 hide-only and 2 policy-weighted inference (see _worlds)
+    soft: float = 0.0  # with infer=2: temperature of the graded model of play (0: the policy's move only)
+    partner: int = 1  # with infer=2: 1 weighs the partner's moves too, 0 only the opponents'
 
 
 def parse_search_spec(spec: str) -> SearchSpec:
@@ -102,13 +104,22 @@ def _spec_value(spec: str, key: str, value: str) -> object:
             raise ValueError(f"search spec {spec!r}: rollout={value!r} is no rollout agent; one of {ROLLOUT_NAMES}")
         return value.lower()
     try:
-        number = int(value) if key in ("k", "exact", "infer") else float(value)
+        number = int(value) if key in ("k", "exact", "infer", "partner") else float(value)
     except ValueError:
         number = -1
     if key == "infer" and number not in (0, 1, 2):
         raise ValueError(f"search spec {spec!r}: infer={value!r} must be 0, 1 or 2")
-    if not (number >= 0 if key in ("z", "exact") else number > 0) or (key == "exact" and number > MAX_EXACT):
-        kind = {"k": "an integer >= 1", "exact": f"an integer from 0 to {MAX_EXACT}", "z": "a number >= 0"}
+    if key == "partner":
+        if number not in (0, 1):
+            raise ValueError(f"search spec {spec!r}: partner={value!r} must be 0 or 1")
+        return number
+    if not (number >= 0 if key in ("z", "exact", "soft") else number > 0) or (key == "exact" and number > MAX_EXACT):
+        kind = {
+            "k": "an integer >= 1",
+            "exact": f"an integer from 0 to {MAX_EXACT}",
+            "z": "a number >= 0",
+            "soft": "a number >= 0",
+        }
         raise ValueError(
             f"search spec {spec!r}: {key}={value!r} must be {kind.get(key, 'a number of milliseconds > 0')}"
         )
@@ -146,6 +157,8 @@ class SearchAgent:
         self.encoder = ObservationEncoder(rules)  # the rollouts' plain observations
         self.history_size = observation_layout(rules, history=True).size
         self.max_games = max_games
+        graded = spec.soft > 0 and callable(getattr(rollout, "utilities", None))
+        self.model = SoftenedPolicy(rollout, spec.soft) if graded else rollout  # what infer=2 weighs by
         if spec.exact > 2 and rules.n_players > 4:
             raise ValueError(
                 f"search exact={spec.exact} with {rules.n_players} players: the tree of the last "
@@ -285,7 +298,9 @@ class SearchAgent:
         rollout policy, dealt the hider's hand, would have hidden the card drawn come first
         (rejection sampling, topped up with the others when fewer than n agree)."""
         if self.spec.infer == 2 and belief.view.history is not None:
-            return belief.likeliest(self.rollout, n, n * WEIGH_DRAWS, self.rng, seat=0)
+            return belief.likeliest(
+                self.model, n, n * WEIGH_DRAWS, self.rng, seat=0, opponents_only=not self.spec.partner
+            )
         worlds = belief.worlds(n, self.rng, seat=0)
         if not (self.spec.infer == 1 and worlds.hider[0] > 0 and (worlds.face_down >= 0).any()):
             return worlds  # no inference asked, no band card down, or the observer hid it
@@ -319,8 +334,28 @@ class SearchAgent:
                     return value
                 state, games = state.select(rolling), games[rolling]
             legal = core.legal_bits(state)
-            obs = self.encoder.encode(state, state.current, legal=legal)
-            core.step(state, self.rollout.act(obs, unpack_sets(legal, NUM_ACTIONS).view(bool)), check=False)
+            masks = unpack_sets(legal, NUM_ACTIONS).view(bool)
+            actions = masks.argmax(axis=1)
+            free = np.flatnonzero(masks.sum(axis=1) > 1)  # a forced card needs no policy call
+            if free.size:
+                obs = self.encoder.encode(state, state.current, legal=legal)
+                actions[free] = self.rollout.act(obs[free], masks[free])
+            core.step(state, actions, check=False)
+
+
+class SoftenedPolicy:
+    """A rule-based bot as a graded model of play: each legal move's chance is proportional to
+    ``exp(utility / temperature)``, so deals where the bot would have played the move seen
+    nearly as gladly as its choice keep weight (the bot's argmax alone ties many deals)."""
+
+    def __init__(self, agent: Agent, temperature: float) -> None:
+        self.agent, self.temperature = agent, temperature
+
+    def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """(B, 53) the chance of each action (0 where illegal)."""
+        utility = self.agent.utilities(observations, masks)  # type: ignore[attr-defined]
+        scaled = np.exp((utility - utility.max(axis=1, keepdims=True)) / self.temperature)
+        return scaled / scaled.sum(axis=1, keepdims=True)
 
 
 def distinct_moves(belief: Belief, moves: np.ndarray, prefer: int) -> np.ndarray:

@@ -52,6 +52,7 @@ import numpy as np
 from .cards import (
     ASK_ACTION,
     CARD_BITS,
+    NUM_ACTIONS,
     NUM_CARDS,
     NUM_RANKS,
     NUM_SUITS,
@@ -72,7 +73,6 @@ from .core import (
     OVER,
     PLAY,
     State,
-    legal_action_mask,
     legal_bits,
     new_hands,
     pack_cards,
@@ -539,6 +539,7 @@ class Belief:
         epsilon: float = EPSILON,
         margin: float = LIKELIEST_MARGIN,
         recent: int | None = None,
+        opponents_only: bool = False,
     ) -> State:
         """The n likeliest of ``draws`` uniform deals under ``policy`` (as :meth:`weigh`
         weighs them), replayed to the observed point: distinct deals, for a search that
@@ -547,7 +548,9 @@ class Belief:
         Deals that fall more than ``margin`` (in log chance) behind the n-th best are dropped
         during the replay, which spares the policy some of its calls; with a large margin the
         result is exactly the n highest weights of :meth:`weigh`. With ``recent``, only the
-        last ``recent`` moves seen are weighed (the cost no longer grows with the hand).
+        last ``recent`` moves seen are weighed (the cost no longer grows with the hand). With
+        ``opponents_only``, the partner's moves are replayed unweighed: for a partner who does
+        not play like ``policy`` (another copy of a search), its moves would mislead.
 
         Raises:
             ValueError: the observation has no history, or a count or ``epsilon`` out of range.
@@ -558,7 +561,7 @@ class Belief:
         if recent is not None and (not is_integer(recent) or recent < 0):
             raise ValueError(f"recent must be None or an integer >= 0, got {recent!r}")
         hidden = self.sample_hands(draws, rng)
-        worlds, log_weights = replay_worlds(self, hidden, seat, policy, epsilon, n, margin, recent)
+        worlds, log_weights = replay_worlds(self, hidden, seat, policy, epsilon, n, margin, recent, opponents_only)
         return worlds.select(np.argsort(-log_weights, kind="stable")[:n])
 
     def _check_weighing(self, draws: int, epsilon: float) -> None:
@@ -655,6 +658,7 @@ def replay_worlds(
     keep: int | None = None,
     margin: float = 0.0,
     recent: int | None = None,
+    opponents_only: bool = False,
 ) -> tuple[State, np.ndarray]:
     """The sampled deals replayed from the start of the hand through the observed history.
 
@@ -663,7 +667,8 @@ def replay_worlds(
     card it came before. With a ``policy``, every move of another seat multiplies each
     deal's weight by its chance under the policy (see :meth:`Belief.weigh`).
 
-    With ``recent``, only the last ``recent`` moves are weighed (the others are replayed).
+    With ``recent``, only the last ``recent`` moves are weighed (the others are replayed); with
+    ``opponents_only``, only the moves of the other team.
     With ``keep``, deals whose log weight falls more than ``margin`` below the ``keep``-th
     best are dropped as the replay goes (a weight only falls, so they are unlikely to end
     among the ``keep`` likeliest), and the worlds returned are those left.
@@ -704,7 +709,8 @@ def replay_worlds(
     first = 0 if recent is None else len(moves) - recent  # the first move weighed
     for i, move in enumerate(moves):
         mover = int(worlds.current[0])
-        if policy is not None and mover != seat and i >= first:
+        weighed = mover != seat and (not opponents_only or (mover - seat) % 2 == 1)
+        if policy is not None and weighed and i >= first:
             log_weights += np.log(_chance(policy, encoder, worlds, mover, move, epsilon, score))
             if keep is not None and log_weights.size > keep:
                 alive = log_weights >= np.partition(log_weights, -keep)[-keep] - margin
@@ -735,18 +741,24 @@ def _chance(
 ) -> np.ndarray:
     """(M,) the chance of ``move`` under the policy at ``mover``'s turn in each world."""
     M = worlds.batch_size
-    masks = legal_action_mask(worlds)
+    bits = legal_bits(worlds)
+    masks = unpack_sets(bits, NUM_ACTIONS).view(bool)
     counts = masks.sum(axis=1)
-    if (counts == 1).all():  # a forced move in every world: chance 1, no policy call
-        return np.ones(M)
-    obs = encoder.encode(worlds, np.full(M, mover), None if score is None else np.repeat(score, M, axis=0))
-    move = np.broadcast_to(np.asarray(move, np.int64), (M,))
+    chance = np.ones(M)  # a forced move has chance 1: the policy is asked only where there was a choice
+    free = np.flatnonzero(counts > 1)
+    if free.size == 0:
+        return chance
+    obs = encoder.encode(worlds, np.full(M, mover), None if score is None else np.repeat(score, M, axis=0), legal=bits)[
+        free
+    ]
+    move = np.broadcast_to(np.asarray(move, np.int64), (M,))[free]
     probabilities = getattr(policy, "probabilities", None)
     if callable(probabilities):
-        p = np.asarray(probabilities(obs, masks), np.float64)[np.arange(M), move]
+        p = np.asarray(probabilities(obs, masks[free]), np.float64)[np.arange(free.size), move]
     else:
-        p = (np.asarray(policy.act(obs, masks)) == move).astype(np.float64)
-    return (1.0 - epsilon) * p + epsilon / counts
+        p = (np.asarray(policy.act(obs, masks[free])) == move).astype(np.float64)
+    chance[free] = (1.0 - epsilon) * p + epsilon / counts[free]
+    return chance
 
 
 def _check_replay(belief: Belief, worlds: State, seat: int) -> None:

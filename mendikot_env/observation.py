@@ -71,11 +71,13 @@ class Layout:
             self.pieces[name] = piece
             start = piece.stop
         self.size = start
+        # Each piece's slice and shape, read on every view (agents view pieces on every call).
+        self._places = {name: (slice(p.start, p.stop), p.shape) for name, p in self.pieces.items()}
 
     def view(self, vector: np.ndarray, name: str) -> np.ndarray:
         """The piece ``name`` of a vector (D,) or batch (..., D), reshaped to its shape."""
-        piece = self.pieces[name]
-        return vector[..., piece.start : piece.stop].reshape(*vector.shape[:-1], *piece.shape)
+        place, shape = self._places[name]
+        return vector[..., place].reshape(*vector.shape[:-1], *shape)
 
     def split(self, vector: np.ndarray) -> dict[str, np.ndarray]:
         """Every piece of a vector by name."""

@@ -101,6 +101,30 @@ def test_rule_based_agent_is_a_function_of_each_row(level: str, preset: str) -> 
     assert masks[np.arange(len(obs)), batched].all()
 
 
+@pytest.mark.parametrize("level", ["easy", "medium", "hard"])
+@pytest.mark.parametrize("preset", ["standard", "band", "app"])
+def test_utilities_are_what_the_rule_based_agent_maximises(level: str, preset: str) -> None:
+    """``utilities`` scores every legal action (finite) and no illegal one (-inf), and ``act``
+    plays an action it rates highest (up to act's tie-breaking nudge of 1e-9 per action id),
+    over whole hands including the band hide."""
+    rules = Rules.preset(preset)
+    agent = RuleBasedAgent(rules, level)
+    encoder = ObservationEncoder(rules)
+    state = core.new_hands(rules, 16, rng=2)
+    rng = np.random.default_rng(2)
+    while (state.current >= 0).any():  # whole hands: the hide, the cards and the asks
+        live = np.flatnonzero(state.current >= 0)
+        playing = state.select(live)
+        obs, masks = encoder.encode(playing, playing.current), core.legal_action_mask(playing)
+        utility = agent.utilities(obs, masks)
+        assert np.isfinite(utility[masks]).all() and np.isneginf(utility[~masks]).all()
+        played = utility[np.arange(live.size), agent.act(obs, masks)]
+        assert (played >= utility.max(axis=1) - 1e-7).all()
+        actions = core.legal_action_mask(state).argmax(axis=1)
+        actions[live] = core.random_legal_actions(core.legal_bits(playing), rng)
+        core.step(state, actions)
+
+
 def test_agents_follow_the_protocol_and_validate_input() -> None:
     rules = Rules()
     for name in AGENT_NAMES:

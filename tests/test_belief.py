@@ -380,6 +380,37 @@ def test_the_likeliest_deals_are_the_highest_weights() -> None:
     assert rows["pruned"] < 0.9 * rows["all"]
 
 
+def test_opponents_only_never_asks_the_policy_about_the_partner_s_moves() -> None:
+    """``likeliest(opponents_only=True)`` weighs the other team's moves only. The policy is a
+    spy: a mover whose partner has played exactly the observer's cards is the observer's
+    partner, and with opponents_only the spy never sees one (without it, it does)."""
+    rules = Rules.preset("band")
+    bot = agents.make("hard", rules)
+    layout = ObservationEncoder(rules).layout
+    asked = {True: 0, False: 0}
+
+    class Spy:
+        def __init__(self, mine: np.ndarray, only: bool) -> None:
+            self.mine, self.only = mine, only
+
+        def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+            partner_played = layout.view(observations, "played")[:, 2] > 0.5  # the mover's partner
+            asked[self.only] += int((partner_played == self.mine).all(axis=1).sum())
+            return bot.act(observations, masks)
+
+    positions = 0
+    for _, seat, obs in hard_positions(games=2, seed=2):
+        belief = Belief(InfoState(rules, obs))
+        mine = np.zeros(NUM_CARDS, bool)
+        mine[set_to_cards(belief.view.played[0])] = True
+        if not mine.any():
+            continue
+        positions += 1
+        for only in (True, False):
+            belief.likeliest(Spy(mine, only), 8, 32, rng=seat, seat=seat, opponents_only=only)
+    assert positions >= 16 and asked[True] == 0 and asked[False] > 0
+
+
 def test_policy_weighting_needs_the_history_and_a_sensible_epsilon() -> None:
     rules = Rules.preset("band")
     state = core.new_hands(rules, 1, rng=0)
