@@ -460,10 +460,10 @@ class _Table:
         self.spec = spec
         self.hand = v(obs, "hand") > 0.5
         self.face_down = v(obs, "face_down") > 0.5
-        trick = v(obs, "trick") > 0.5  # (B, n, 52)
-        has = trick.any(axis=2)
-        self.trick_card = np.where(has, trick.argmax(axis=2), -1)  # (B, n): card of each relative seat
-        played = v(obs, "played") > 0.5  # (B, n, 52)
+        # One-hot and 0/1 planes are read by products with the ids (exact in float32).
+        self.trick_card = _index(v(obs, "trick"))  # (B, n): card of each relative seat, -1 none yet
+        has = self.trick_card >= 0
+        played = v(obs, "played")  # (B, n, 52) 0/1
         self.shown_out = v(obs, "voids") > 0.5  # (B, n, 4)
         self.led = _index(v(obs, "led_suit"))
         self.trump = _index(v(obs, "trump_suit"))
@@ -483,11 +483,12 @@ class _Table:
         self.opp_after = is_after & (rel % 2 == 1)[None, :]
         self.partner_after = is_after & (rel % 2 == 0)[None, :]
         self.hidden = (trump_state == 1) & (self.trump < 0)  # band card face down
-        self.private = np.where(self.face_down.any(axis=1), self.face_down.argmax(axis=1) // NUM_RANKS, -1)
+        face_down_card = _index(v(obs, "face_down"))
+        self.private = np.where(face_down_card >= 0, face_down_card // NUM_RANKS, -1)
 
         # What is still in the other hands: everything not played and not mine.
         if spec.memory:
-            gone = played.any(axis=1)
+            gone = played.max(axis=1) > 0.5
             voids = self.shown_out if spec.voids else np.zeros_like(self.shown_out)
         else:
             gone = np.zeros((B, NUM_CARDS), bool)
@@ -496,14 +497,14 @@ class _Table:
         self.unseen = ~gone & ~self.hand & ~self.face_down & agent.in_pack[None, :]
         u_suit = self.unseen.reshape(B, 4, NUM_RANKS)
         from_rank = np.zeros((B, 4, NUM_RANKS + 1), np.int64)
-        from_rank[:, :, :NUM_RANKS] = np.cumsum(u_suit[:, :, ::-1], axis=2)[:, :, ::-1]
+        from_rank[:, :, :NUM_RANKS] = u_suit.astype(np.float32) @ _AT_OR_ABOVE
         self.unseen_from = from_rank  # (B, 4, 14) unseen cards of each suit of rank >= r
         self.hi_unseen = from_rank[:, :, 1:].reshape(B, NUM_CARDS)  # unseen cards of the card's suit ranked above it
         self.unseen_in_suit = from_rank[:, :, 0]  # (B, 4)
         self.voids = voids
 
         # Card-location model: cards left in each other hand, and the room for each suit.
-        left = rules.hand_size - played.sum(axis=2)  # (B, n)
+        left = rules.hand_size - (played @ _ONES).astype(np.int64)  # (B, n)
         hider_rel = self.hider
         face_down_slot = self.hidden & (hider_rel >= 0)
         left[np.flatnonzero(face_down_slot), hider_rel[face_down_slot]] -= 1
@@ -543,5 +544,11 @@ class _Table:
 
 
 def _index(onehot: np.ndarray) -> np.ndarray:
-    """Index of the one-hot entry of each row, or -1 for an all-zero row."""
-    return np.where(onehot.max(axis=1) > 0.5, onehot.argmax(axis=1), -1)
+    """Index of the one-hot entry along the last axis, or -1 for all zeros (one product)."""
+    return (onehot @ _IDS[: onehot.shape[-1]]).astype(np.int64) - 1
+
+
+# Observation pieces are float32 0/1: products with these read them in one BLAS call each.
+_IDS = np.arange(1, NUM_CARDS + 1, dtype=np.float32)  # index + 1
+_ONES = np.ones(NUM_CARDS, np.float32)  # counts
+_AT_OR_ABOVE = np.tril(np.ones((NUM_RANKS, NUM_RANKS), np.float32))  # [j, r] = rank j >= r
