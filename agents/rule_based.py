@@ -59,14 +59,13 @@ _A = np.arange(NUM_CARDS + 1)
 LOG_COMB = np.array(
     [[lgamma(a + 1) - lgamma(b + 1) - lgamma(a - b + 1) if b <= a else -np.inf for b in _A] for a in _A]
 )
-# HOLDS[room, r, c]: chance that a hand of r cards, of ``room`` places where c given cards may
-# lie, holds at least one of them (hypergeometric; c is capped at the room).
+# MISSES[room, r, c]: chance that a hand of r cards, of ``room`` places where c given cards may
+# lie, holds none of them (hypergeometric; c is capped at the room); HOLDS: at least one.
 _ROOM, _R, _C = np.ogrid[: NUM_CARDS + 1, : NUM_RANKS + 1, : NUM_RANKS + 1]
 _CAPPED = np.minimum(_C, _ROOM)
 with np.errstate(invalid="ignore"):
-    HOLDS = np.where(
-        _R <= _ROOM, 1.0 - np.exp(LOG_COMB[np.maximum(_ROOM - _R, 0), _CAPPED] - LOG_COMB[_ROOM, _CAPPED]), 1.0
-    )
+    MISSES = np.exp(LOG_COMB[np.maximum(_ROOM - _R, 0), _CAPPED] - LOG_COMB[_ROOM, _CAPPED])
+    HOLDS = np.where(_R <= _ROOM, 1.0 - MISSES, 1.0)
 
 
 @dataclass(frozen=True)
@@ -527,7 +526,7 @@ class _Table:
             known = self.voids[:, k, :] | (self.unseen_in_suit == 0)
             if self.spec.location:
                 r = np.where(self.voids[:, k, :], 0, self.left[:, k, None])
-                chance = np.exp(LOG_COMB[self.room - r, self.unseen_in_suit] - LOG_COMB[self.room, self.unseen_in_suit])
+                chance = MISSES[self.room, r, self.unseen_in_suit]  # r <= room and unseen <= room here
                 self._void_cache[k] = np.where(known, 1.0, chance)
             else:
                 self._void_cache[k] = known.astype(np.float64)
