@@ -107,8 +107,8 @@ def _spec_value(spec: str, key: str, value: str) -> object:
         number = int(value) if key in ("k", "exact", "infer", "partner") else float(value)
     except ValueError:
         number = -1
-    if key == "infer" and number not in (0, 1, 2):
-        raise ValueError(f"search spec {spec!r}: infer={value!r} must be 0, 1 or 2")
+    if key == "infer" and number not in (0, 1, 2, 3):
+        raise ValueError(f"search spec {spec!r}: infer={value!r} must be 0, 1, 2 or 3")
     if key == "partner":
         if number not in (0, 1):
             raise ValueError(f"search spec {spec!r}: partner={value!r} must be 0 or 1")
@@ -297,9 +297,15 @@ class SearchAgent:
         card another seat hid: ``INFER_DRAWS`` times as many are drawn, and those where the
         rollout policy, dealt the hider's hand, would have hidden the card drawn come first
         (rejection sampling, topped up with the others when fewer than n agree)."""
-        if self.spec.infer == 2 and belief.view.history is not None:
+        if self.spec.infer >= 2 and belief.view.history is not None:
             return belief.likeliest(
-                self.model, n, n * WEIGH_DRAWS, self.rng, seat=0, opponents_only=not self.spec.partner
+                self.model,
+                n,
+                n * WEIGH_DRAWS,
+                self.rng,
+                seat=0,
+                opponents_only=not self.spec.partner,
+                mix=self.spec.infer == 3,
             )
         worlds = belief.worlds(n, self.rng, seat=0)
         if not (self.spec.infer == 1 and worlds.hider[0] > 0 and (worlds.face_down >= 0).any()):

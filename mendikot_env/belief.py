@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from functools import cache, reduce
+from functools import cache, lru_cache, reduce
 from math import factorial
 from operator import or_
 from typing import Any
@@ -304,7 +304,17 @@ def _suit_cards(unseen: int) -> list[np.ndarray]:
 
 def _compositions(count: int, allowed: np.ndarray, caps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Ways to split ``count`` cards of one suit over the slots: (V, S) counts per slot (0
-    where not allowed, at most ``caps``) and (V,) multinomial weights ``count! / prod(k!)``."""
+    where not allowed, at most ``caps``) and (V,) multinomial weights ``count! / prod(k!)``
+    (read-only: a search draws deals for the same constraints many times)."""
+    return _compositions_of(count, tuple(allowed.tolist()), tuple(caps.tolist()))
+
+
+@lru_cache(maxsize=4096)
+def _compositions_of(
+    count: int, allowed_slots: tuple[bool, ...], cap_of: tuple[int, ...]
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_compositions`, of hashable arguments."""
+    allowed, caps = np.array(allowed_slots, bool), np.array(cap_of, np.int64)
     slots = np.flatnonzero(allowed)
     if slots.size == 0:
         return np.zeros((0, caps.size), np.int64), np.zeros(0)
@@ -318,6 +328,7 @@ def _compositions(count: int, allowed: np.ndarray, caps: np.ndarray) -> tuple[np
     if rows:
         parts[:, slots] = np.array(rows, dtype=np.int64)
     weights = np.array([factorial(count) / np.prod([factorial(int(k)) for k in row]) for row in parts])
+    parts.flags.writeable = weights.flags.writeable = False
     return parts, weights
 
 
@@ -540,6 +551,7 @@ class Belief:
         margin: float = LIKELIEST_MARGIN,
         recent: int | None = None,
         opponents_only: bool = False,
+        mix: bool = False,
     ) -> State:
         """The n likeliest of ``draws`` uniform deals under ``policy`` (as :meth:`weigh`
         weighs them), replayed to the observed point: distinct deals, for a search that
@@ -552,6 +564,12 @@ class Belief:
         ``opponents_only``, the partner's moves are replayed unweighed: for a partner who does
         not play like ``policy`` (another copy of a search), its moves would mislead.
 
+        With ``mix`` (four players; implies ``opponents_only``, no pruning): a deal's weight is
+        the product of its two opponents' (each seat's moves depend on its own cards alone), so
+        one opponent's cards from one draw and the other's from another make a deal whenever
+        they do not overlap and the cards left fit the partner: the n likeliest of those pairs
+        are returned, many more deals to choose from than the draws for the same policy calls.
+
         Raises:
             ValueError: the observation has no history, or a count or ``epsilon`` out of range.
         """
@@ -561,6 +579,11 @@ class Belief:
         if recent is not None and (not is_integer(recent) or recent < 0):
             raise ValueError(f"recent must be None or an integer >= 0, got {recent!r}")
         hidden = self.sample_hands(draws, rng)
+        if mix and self.rules.n_players == 4 and self.constraints.holds is None:
+            _, by_seat = replay_worlds(
+                self, hidden, seat, policy, epsilon, recent=recent, opponents_only=True, by_seat=True
+            )
+            return replay_worlds(self, _mixed_deals(self, hidden, by_seat, n), seat)[0]
         worlds, log_weights = replay_worlds(self, hidden, seat, policy, epsilon, n, margin, recent, opponents_only)
         return worlds.select(np.argsort(-log_weights, kind="stable")[:n])
 
@@ -659,6 +682,7 @@ def replay_worlds(
     margin: float = 0.0,
     recent: int | None = None,
     opponents_only: bool = False,
+    by_seat: bool = False,
 ) -> tuple[State, np.ndarray]:
     """The sampled deals replayed from the start of the hand through the observed history.
 
@@ -674,7 +698,9 @@ def replay_worlds(
     among the ``keep`` likeliest), and the worlds returned are those left.
 
     Returns:
-        The replayed worlds and their log weights (zeros without a policy).
+        The replayed worlds and their log weights (zeros without a policy): (M,), or with
+        ``by_seat`` (M, n) per relative seat of the mover (a seat's moves depend on its own
+        cards and the public facts alone, so a deal's weight is the product of its hands').
 
     Raises:
         ValueError: the replay does not give back the observation (it was altered).
@@ -703,7 +729,7 @@ def replay_worlds(
         moves += [ASK_ACTION, card] if view.asked and i == history.reveal else [card]
     if view.asked and history.reveal == len(history.plays):
         moves.append(ASK_ACTION)
-    log_weights = np.zeros(M)
+    log_weights = np.zeros((M, n) if by_seat else M)
     encoder = _encoder(rules, reads_history(policy))
     score = _match_points(rules, view, seat) if policy is not None else None
     first = 0 if recent is None else len(moves) - recent  # the first move weighed
@@ -711,7 +737,11 @@ def replay_worlds(
         mover = int(worlds.current[0])
         weighed = mover != seat and (not opponents_only or (mover - seat) % 2 == 1)
         if policy is not None and weighed and i >= first:
-            log_weights += np.log(_chance(policy, encoder, worlds, mover, move, epsilon, score))
+            chance = np.log(_chance(policy, encoder, worlds, mover, move, epsilon, score))
+            if by_seat:
+                log_weights[:, (mover - seat) % n] += chance
+            else:
+                log_weights += chance
             if keep is not None and log_weights.size > keep:
                 alive = log_weights >= np.partition(log_weights, -keep)[-keep] - margin
                 if not alive.all():
@@ -721,6 +751,49 @@ def replay_worlds(
         step(worlds, move)
     _check_replay(belief, worlds, seat)
     return worlds, log_weights
+
+
+def _mixed_deals(belief: Belief, hidden: np.ndarray, by_seat: np.ndarray, n: int) -> np.ndarray:
+    """(n, slots) the likeliest deals made of one opponent's cards from one draw and the
+    other's from another (four players; see :meth:`Belief.likeliest` with ``mix``).
+
+    Each opponent's unit is its unseen cards and, if it hid the band card still face down,
+    that card (its hide and play depend on it). A pair makes a deal when the units do not
+    overlap and the cards left fit the partner's void suits; when the partner hid the face-down
+    card, it is the first draw's face-down card, or the second's, whichever is left over.
+    """
+    slots = belief.constraints
+    down = slots.sizes[4] > 0  # a face-down card the observer does not know
+    hider = belief.view.hider
+    face_down = hidden[:, 4]
+
+    def unit(k: int) -> np.ndarray:
+        return hidden[:, k] | face_down if down and hider == k else hidden[:, k]
+
+    first, second = unit(1), unit(3)
+    first_ids = np.unique(first, return_index=True)[1]  # equal cards, equal weight: once each
+    second_ids = np.unique(second, return_index=True)[1]
+    a, b = first_ids[:, None], second_ids[None, :]
+    left = np.uint64(slots.unseen) & ~first[a] & ~second[b]  # the partner's (and the card it hid)
+    fits = (first[a] & second[b]) == 0
+    partner_down = np.zeros_like(left)
+    if down and hider == 2:  # the partner's face-down card: the first draw's, else the second's
+        partner_down = np.where(face_down[a] & left, face_down[a], face_down[b] & left)
+        fits &= partner_down != 0
+    forbidden = np.uint64(sum(int(SUIT_MASKS[s]) for s in range(NUM_SUITS) if not slots.allowed[2][s]))
+    fits &= ((left & ~partner_down) & forbidden) == 0
+    score = by_seat[a, 1] + by_seat[b, 3]
+    rows, cols = np.nonzero(fits)
+    best = np.argsort(-score[rows, cols], kind="stable")[:n]
+    i, j = first_ids[rows[best]], second_ids[cols[best]]
+    out = np.zeros((best.size, hidden.shape[1]), np.uint64)
+    out[:, 1] = hidden[i, 1]
+    out[:, 3] = hidden[j, 3]
+    pair_down = partner_down[rows[best], cols[best]]
+    if down:
+        out[:, 4] = face_down[i] if hider == 1 else face_down[j] if hider == 3 else pair_down
+    out[:, 2] = left[rows[best], cols[best]] & ~out[:, 4]
+    return np.resize(out, (n, out.shape[1]))  # fewer distinct deals than n exist: some come twice
 
 
 def _match_points(rules: Rules, view: SeatView, seat: int) -> np.ndarray:

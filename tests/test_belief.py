@@ -8,7 +8,7 @@ import pytest
 import agents
 from agents.base import seed_agent
 from mendikot_env import core
-from mendikot_env.belief import Belief, InfoState, read_view, sample_worlds
+from mendikot_env.belief import Belief, InfoState, _mixed_deals, read_view, sample_worlds
 from mendikot_env.cards import NUM_CARDS, NUM_RANKS, SUIT_MASKS, popcount, set_to_cards
 from mendikot_env.observation import ObservationEncoder
 from mendikot_env.rules import Rules
@@ -409,6 +409,38 @@ def test_opponents_only_never_asks_the_policy_about_the_partner_s_moves() -> Non
         for only in (True, False):
             belief.likeliest(Spy(mine, only), 8, 32, rng=seat, seat=seat, opponents_only=only)
     assert positions >= 16 and asked[True] == 0 and asked[False] > 0
+
+
+def test_mixed_deals_are_consistent_and_weigh_what_their_two_opponents_weigh() -> None:
+    """``likeliest(mix=True)``: every deal re-encodes to the observation; re-weighed from
+    scratch, each deal's weight is the sum of its two opponents' weights in the draws they came
+    from (a seat's moves depend on its own cards alone); the deals are distinct and at least as
+    likely, rank by rank, as the likeliest draws themselves (each draw is one of the pairs).
+    Positions where each relative seat hid the band card are among those checked."""
+    from mendikot_env.belief import replay_worlds
+
+    rules = Rules.preset("band")
+    bot = agents.make("hard", rules)  # unseeded: every replay weighs alike
+    encoder = ObservationEncoder(rules, history=True)
+    hiders = set()
+    for _, seat, obs in hard_positions(games=3, seed=3):
+        belief = Belief(InfoState(rules, obs))
+        hiders.add(belief.view.hider)
+        worlds = belief.likeliest(bot, 16, 64, rng=seat, seat=seat, mix=True)
+        np.testing.assert_array_equal(encoder.encode(worlds, np.full(16, seat)), np.repeat(obs[None], 16, axis=0))
+        assert len({row.tobytes() for row in worlds.deal}) == 16
+        hidden = belief.sample_hands(64, seat)
+        _, by_seat = replay_worlds(belief, hidden, seat, bot, opponents_only=True, by_seat=True)
+        drawn = np.sort(by_seat.sum(axis=1))[::-1][:16]
+        mixed = _mixed_deals(belief, hidden, by_seat, 16)
+        _, again = replay_worlds(belief, mixed, seat, bot, opponents_only=True)
+        assert (np.sort(again)[::-1] >= drawn - 1e-9).all()
+        for row, weight in zip(mixed, again, strict=True):  # the pair each deal came from
+            down = belief.view.hider, belief.constraints.sizes[4] > 0  # an opponent's unit holds its face-down card
+            first = np.flatnonzero((hidden[:, 1] == row[1]) & ((hidden[:, 4] == row[4]) | (down != (1, True))))[0]
+            second = np.flatnonzero((hidden[:, 3] == row[3]) & ((hidden[:, 4] == row[4]) | (down != (3, True))))[0]
+            assert weight == pytest.approx(by_seat[first, 1] + by_seat[second, 3])
+    assert {1, 2, 3} <= hiders
 
 
 def test_policy_weighting_needs_the_history_and_a_sensible_epsilon() -> None:

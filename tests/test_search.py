@@ -45,7 +45,7 @@ def test_make_and_load_build_it_from_a_spec() -> None:
         ("search:exact=-1", "exact='-1'"),
         ("search:exact=4", "exact='4'"),
         ("search:z=-1", "z='-1'"),
-        ("search:infer=3", "infer='3'"),
+        ("search:infer=4", "infer='4'"),
         ("search:soft=-0.1", "soft='-0.1'"),
         ("search:partner=2", "partner='2'"),
     ],
