@@ -30,11 +30,16 @@ Spec syntax (``agents.make``, ``--a`` in the arena): ``search`` or
   same deals, to be played instead (0: the best mean);
 - ``infer``: policy inference. 0 (the default): uniform deals. 1: about a band card another
   seat hid: of 8 times as many deals drawn, those where the rollout policy, dealt the hider's
-  hand, would have hidden the card drawn are kept first. 2: of 4 times as many deals drawn,
-  each replayed through the history with the rollout policy at every other seat
+  hand, would have hidden the card drawn are kept first. 2: of ``draws`` times as many deals
+  drawn, each replayed through the history with the rollout policy at every other seat
   (:meth:`Belief.weigh`), the K likeliest are kept (distinct deals, not resampled: duplicates
-  would shrink the standard errors of the ``z`` gate); it needs the history pieces and falls
-  back to uniform deals on a plain observation.
+  would shrink the standard errors of the ``z`` gate). 3: as 2, weighing the opponents' moves
+  only, and pairing one opponent's cards from one draw with the other's from another wherever
+  they fit (a deal's weight is the product of its opponents', each seat's moves depending on
+  its own cards alone), the K likeliest pairs kept (four players; :meth:`Belief.likeliest`
+  with ``mix``). 2 and 3 need the history pieces and fall back to uniform deals on a plain
+  observation;
+- ``draws``: with ``infer`` 2 or 3, deals weighed per deal kept, an integer >= 1 (default 4).
 """
 
 from __future__ import annotations
@@ -59,7 +64,6 @@ ROLLOUT_NAMES = ("random", *LEVELS, "trained")  # the agents a search may roll o
 # deal (about 1 ms a deal here), four tricks tens of thousands.
 MAX_EXACT = 3
 INFER_DRAWS = 8  # with infer=1: deals drawn per deal kept
-WEIGH_DRAWS = 4  # with infer=2: deals weighed per deal kept
 FIRST_ROUND = 8  # deals of the first round under a time budget, which times the rounds after it
 
 
@@ -73,8 +77,7 @@ class SearchSpec:
     budget_ms: float | None = None  # time budget per decision (None: always K deals)
     z: float = 1.0  # standard errors a move must gain over the rollout policy's own move
     infer: int = 0  # 0 uniform deals; 1 hide-only and 2 policy-weighted inference (see _worlds)
-    soft: float = 0.0  # with infer=2: temperature of the graded model of play (0: the policy's move only)
-    partner: int = 1  # with infer=2: 1 weighs the partner's moves too, 0 only the opponents'
+    draws: int = 4  # with infer=2 or 3: deals weighed per deal kept
 
 
 def parse_search_spec(spec: str) -> SearchSpec:
@@ -104,21 +107,17 @@ def _spec_value(spec: str, key: str, value: str) -> object:
             raise ValueError(f"search spec {spec!r}: rollout={value!r} is no rollout agent; one of {ROLLOUT_NAMES}")
         return value.lower()
     try:
-        number = int(value) if key in ("k", "exact", "infer", "partner") else float(value)
+        number = int(value) if key in ("k", "exact", "infer", "draws") else float(value)
     except ValueError:
         number = -1
     if key == "infer" and number not in (0, 1, 2, 3):
         raise ValueError(f"search spec {spec!r}: infer={value!r} must be 0, 1, 2 or 3")
-    if key == "partner":
-        if number not in (0, 1):
-            raise ValueError(f"search spec {spec!r}: partner={value!r} must be 0 or 1")
-        return number
-    if not (number >= 0 if key in ("z", "exact", "soft") else number > 0) or (key == "exact" and number > MAX_EXACT):
+    if not (number >= 0 if key in ("z", "exact") else number > 0) or (key == "exact" and number > MAX_EXACT):
         kind = {
             "k": "an integer >= 1",
             "exact": f"an integer from 0 to {MAX_EXACT}",
             "z": "a number >= 0",
-            "soft": "a number >= 0",
+            "draws": "an integer >= 1",
         }
         raise ValueError(
             f"search spec {spec!r}: {key}={value!r} must be {kind.get(key, 'a number of milliseconds > 0')}"
@@ -157,8 +156,6 @@ class SearchAgent:
         self.encoder = ObservationEncoder(rules)  # the rollouts' plain observations
         self.history_size = observation_layout(rules, history=True).size
         self.max_games = max_games
-        graded = spec.soft > 0 and callable(getattr(rollout, "utilities", None))
-        self.model = SoftenedPolicy(rollout, spec.soft) if graded else rollout  # what infer=2 weighs by
         if spec.exact > 2 and rules.n_players > 4:
             raise ValueError(
                 f"search exact={spec.exact} with {rules.n_players} players: the tree of the last "
@@ -293,20 +290,13 @@ class SearchAgent:
 
     def _worlds(self, belief: Belief, n: int) -> core.State:
         """n sampled deals. ``infer=2`` (with the history pieces): the n likeliest under the
-        rollout policy of ``WEIGH_DRAWS`` times as many. ``infer=1`` in band, for a face-down
+        rollout policy of ``draws`` times as many; ``infer=3``: the same, the opponents' cards
+        paired across the draws (:meth:`Belief.likeliest` with ``mix``). ``infer=1`` in band, for a face-down
         card another seat hid: ``INFER_DRAWS`` times as many are drawn, and those where the
         rollout policy, dealt the hider's hand, would have hidden the card drawn come first
         (rejection sampling, topped up with the others when fewer than n agree)."""
         if self.spec.infer >= 2 and belief.view.history is not None:
-            return belief.likeliest(
-                self.model,
-                n,
-                n * WEIGH_DRAWS,
-                self.rng,
-                seat=0,
-                opponents_only=not self.spec.partner,
-                mix=self.spec.infer == 3,
-            )
+            return belief.likeliest(self.rollout, n, n * self.spec.draws, self.rng, seat=0, mix=self.spec.infer == 3)
         worlds = belief.worlds(n, self.rng, seat=0)
         if not (self.spec.infer == 1 and worlds.hider[0] > 0 and (worlds.face_down >= 0).any()):
             return worlds  # no inference asked, no band card down, or the observer hid it
@@ -347,21 +337,6 @@ class SearchAgent:
                 obs = self.encoder.encode(state, state.current, legal=legal)
                 actions[free] = self.rollout.act(obs[free], masks[free])
             core.step(state, actions, check=False)
-
-
-class SoftenedPolicy:
-    """A rule-based bot as a graded model of play: each legal move's chance is proportional to
-    ``exp(utility / temperature)``, so deals where the bot would have played the move seen
-    nearly as gladly as its choice keep weight (the bot's argmax alone ties many deals)."""
-
-    def __init__(self, agent: Agent, temperature: float) -> None:
-        self.agent, self.temperature = agent, temperature
-
-    def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """(B, 53) the chance of each action (0 where illegal)."""
-        utility = self.agent.utilities(observations, masks)  # type: ignore[attr-defined]
-        scaled = np.exp((utility - utility.max(axis=1, keepdims=True)) / self.temperature)
-        return scaled / scaled.sum(axis=1, keepdims=True)
 
 
 def distinct_moves(belief: Belief, moves: np.ndarray, prefer: int) -> np.ndarray:

@@ -9,7 +9,6 @@ import agents
 from agents.search import (
     SearchAgent,
     SearchSpec,
-    SoftenedPolicy,
     distinct_moves,
     exact_values,
     parse_search_spec,
@@ -46,8 +45,7 @@ def test_make_and_load_build_it_from_a_spec() -> None:
         ("search:exact=4", "exact='4'"),
         ("search:z=-1", "z='-1'"),
         ("search:infer=4", "infer='4'"),
-        ("search:soft=-0.1", "soft='-0.1'"),
-        ("search:partner=2", "partner='2'"),
+        ("search:draws=0", "draws='0'"),
     ],
 )
 def test_a_malformed_spec_is_a_clear_error_naming_the_value(spec: str, named: str) -> None:
@@ -360,30 +358,6 @@ def test_infer_2_keeps_the_deals_likeliest_under_the_rollout_policy() -> None:
     assert agree > 4 * (_hide_choices(rules, uniform) == uniform.face_down).mean()
     plain = obs[:, : hard.layout.size]
     assert mask[0, agent.act(plain, mask)[0]]
-
-
-def test_the_softened_policy_is_a_distribution_peaked_on_the_bot_s_move() -> None:
-    """``soft=T``: the rollout bot as a graded model of play. Each row is a distribution over
-    the legal actions, its largest chance on the bot's move, and a lower temperature puts
-    more of it there; the spec builds it only for a bot with utilities."""
-    rules = Rules.preset("band")
-    hard = agents.make("hard", rules)
-    encoder = ObservationEncoder(rules)
-    state = core.new_hands(rules, 64, rng=4)
-    for _ in range(7):
-        core.step(state, hard.act(encoder.encode(state, state.current), core.legal_action_mask(state)))
-    obs, masks = encoder.encode(state, state.current), core.legal_action_mask(state)
-    choice = masks.sum(axis=1) > 1
-    top = {}
-    for temperature in (0.01, 0.1):
-        p = SoftenedPolicy(hard, temperature).probabilities(obs, masks)
-        np.testing.assert_allclose(p.sum(axis=1), 1.0)
-        assert (p[~masks] == 0).all()
-        assert (p[np.arange(64), hard.act(obs, masks)] >= p.max(axis=1) - 1e-12).all()
-        top[temperature] = p.max(axis=1)[choice].mean()
-    assert choice.sum() > 30 and top[0.01] > top[0.1]
-    assert isinstance(agents.make("search:soft=0.05,infer=2", rules).model, SoftenedPolicy)
-    assert not isinstance(agents.make("search:soft=0.05,infer=2,rollout=random", rules).model, SoftenedPolicy)
 
 
 def test_the_sampler_and_a_random_rollout_draw_different_streams() -> None:
