@@ -279,11 +279,18 @@ class RuleBasedAgent:
         # follows counts as one only when trump was led. (Leading: a placeholder, unused.)
         # ---- each candidate card: does it take the lead of the trick (the core's outlook),
         # and will it hold? (One call for the candidates and the winning card.)
-        every = np.arange(B)
+        # With the outcome model, the same call also gives each card's chance to hold if led
+        # now (its worth in later tricks), with every opponent still to play.
+        every, P = np.arange(B), rows.size
         winning_card = tc[every, np.maximum(t.winning, 0)]
-        hold_rows = np.concatenate([rows, every])
-        holds = self._hold_chance(t, hold_rows, np.concatenate([cards, winning_card]), t.led[hold_rows])
-        p_keep, p_partner = holds[: rows.size], holds[rows.size :]
+        hold_rows, hold_cards, led = np.concatenate([rows, every]), np.concatenate([cards, winning_card]), t.led
+        lead = np.zeros(P + B, bool)
+        if self.outcome is not None:
+            hold_rows, hold_cards = np.concatenate([hold_rows, rows]), np.concatenate([hold_cards, cards])
+            led, lead = np.append(led, core.NO_SUIT), np.concatenate([lead, np.ones(P, bool)])
+        led_now = led[np.where(lead, B, hold_rows)] if self.outcome is not None else led[hold_rows]
+        holds = self._hold_chance(t, hold_rows, hold_cards, led_now, lead)
+        p_keep, p_partner, as_lead = holds[:P], holds[P : P + B], holds[P + B :]
         follows = c_suit == np.where(t.leading, -1, t.led)[rows]
         wins_now = t.take_lead[rows, cards]
         partner_later = np.where(t.partner_after.any(axis=1), 0.15 if spec.memory else 0.0, 0.0)
@@ -303,7 +310,7 @@ class RuleBasedAgent:
             value = p * win_v + (1 - p) * lose_v
 
         # ---- what the card is worth later (in tens).
-        cost, c_holding = self._later_cost(t, rows, cards, follows)
+        cost, c_holding = self._later_cost(t, rows, cards, follows, as_lead)
         utility = value - cost
 
         # ---- cut hukum: the first card off suit chooses trump for the hand.
@@ -324,10 +331,11 @@ class RuleBasedAgent:
         return out
 
     def _later_cost(
-        self, t: _Table, rows: np.ndarray, cards: np.ndarray, follows: np.ndarray
+        self, t: _Table, rows: np.ndarray, cards: np.ndarray, follows: np.ndarray, as_lead: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """(P,) what each candidate card (of game ``rows``) is worth in later tricks (in tens),
-        and (P,) how many cards of its suit I hold."""
+        and (P,) how many cards of its suit I hold (``as_lead``: each card's chance to hold if
+        led now, with the outcome model)."""
         spec, B = self.spec, t.B
         c_suit, c_rank, c_ten = SUIT[cards], RANK[cards], IS_TEN[cards]
         holding = t.hand.reshape(B, 4, NUM_RANKS).sum(axis=2)  # (B, 4)
@@ -342,12 +350,11 @@ class RuleBasedAgent:
             # A card is worth the tricks it would win later (about its chance to hold if led
             # now), a trump also its ruffs; a ten in hand is worth the chance that it ends
             # up with my team anyway. Playing a card pays only when now beats later.
-            as_lead = self._hold_chance(t, rows, cards, np.full(cards.shape, core.NO_SUIT), lead=True)
             later = np.minimum(spec.decay * as_lead, 1.0)
             later = np.where(in_trumps, 0.5 + 0.5 * later, later)
             every = np.arange(B)
-            win0, lose0 = (x[rows] for x in self._outcomes(t, every, np.zeros(B)))
-            win1, lose1 = (x[rows] for x in self._outcomes(t, every, np.ones(B)))
+            win0, lose0 = (2.0 * x[rows] for x in self._outcomes_at(t, every, 0))
+            win1, lose1 = (2.0 * x[rows] for x in self._outcomes_at(t, every, 1))
             q = spec.ten_base + (1 - spec.ten_base) * as_lead
             ten_later = (lose1 - lose0) + q * (win1 - lose1)
             cost = np.where(c_ten, ten_later, (win0 - lose0) * later) + 0.002 * c_rank
@@ -362,33 +369,31 @@ class RuleBasedAgent:
     def _outcomes(self, t: _Table, rows: np.ndarray, stake: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(P,) value, in tens, of my team taking the trick of game ``rows`` with ``stake`` tens
         (fractions interpolated), and of the other team taking it, from the outcome table."""
-        table = self.outcome
-        n_tricks = self.rules.n_tricks
-        a, b = t.tens[rows, 0], t.tens[rows, 1]
-        x, y = t.tricks[rows, 0], t.tricks[rows, 1]
-        x1 = np.minimum(x + 1, n_tricks - y)
-        y1 = np.minimum(y + 1, n_tricks - x)
         low = np.floor(stake).astype(np.int64)
         frac = stake - low
-
-        def at(k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            win = table[np.minimum(a + k, 4 - b), b, x1, y]
-            lose = table[a, np.minimum(b + k, 4 - a), x, y1]
-            return win, lose
-
-        w0, l0 = at(low)
-        w1, l1 = at(low + 1)
+        w0, l0 = self._outcomes_at(t, rows, low)
+        w1, l1 = self._outcomes_at(t, rows, low + 1)
         # Scale: a ten early in the hand is worth about one unit, as in the fixed values.
         return 2.0 * (w0 + frac * (w1 - w0)), 2.0 * (l0 + frac * (l1 - l0))
 
+    def _outcomes_at(self, t: _Table, rows: np.ndarray, k: np.ndarray | int) -> tuple[np.ndarray, np.ndarray]:
+        """The outcome table's value of my team taking the trick of game ``rows`` with ``k``
+        tens (an integer count), and of the other team taking it (unscaled)."""
+        table, n_tricks = self.outcome, self.rules.n_tricks
+        a, b = t.tens[rows, 0], t.tens[rows, 1]
+        x, y = t.tricks[rows, 0], t.tricks[rows, 1]
+        win = table[np.minimum(a + k, 4 - b), b, np.minimum(x + 1, n_tricks - y), y]
+        lose = table[a, np.minimum(b + k, 4 - a), x, np.minimum(y + 1, n_tricks - x)]
+        return win, lose
+
     def _hold_chance(
-        self, t: _Table, rows: np.ndarray, card: np.ndarray, led: np.ndarray, lead: bool = False
+        self, t: _Table, rows: np.ndarray, card: np.ndarray, led: np.ndarray, lead: np.ndarray
     ) -> np.ndarray:
         """(P,) chance that no opponent still to play beats ``card`` of game ``rows`` (were it
         winning).
 
-        ``card`` is played to a trick led in ``led`` (NO_SUIT: it leads); ``lead=True``: as
-        if it were led now, with every opponent still to play. Two threats: an opponent
+        ``card`` is played to a trick led in ``led`` (NO_SUIT: it leads); where ``lead`` is
+        True, as if it were led now, with every opponent still to play. Two threats: an opponent
         follows with a card that beats it, or an opponent void in the suit ruffs with one
         (with any card while a cut is open; by asking and trumping while the band card is
         face down). Which cards would beat it is the core's what-if (:func:`core.if_played`,
@@ -400,12 +405,11 @@ class RuleBasedAgent:
         sp = np.where(led < 0, SUIT[card], led)  # the suit led
         lowest = core.beating_ranks(strength, sp, trump, cut)  # (P, 4): per suit, the lowest rank that beats it
         opps = [k for k in range(1, self.n, 2)]
-        after = np.ones_like(t.opp_after) if lead else t.opp_after
         safe = np.ones(card.shape)
         follow_beaters = t.beaters(rows, sp, lowest)
         for k in opps:
             follow = t.p_holds(k, rows, sp, follow_beaters)
-            safe = safe * np.where(after[rows, k], 1 - follow, 1.0)
+            safe = safe * np.where(lead | t.opp_after[rows, k], 1 - follow, 1.0)
         if not self.spec.memory:
             return safe
 
@@ -431,7 +435,7 @@ class RuleBasedAgent:
                     in_private = t.p_holds(k, rows, priv, t.unseen_in_suit[rows, priv])
                     hidden = np.where(known_suit, np.where(sp == priv, 0.0, in_private), hidden)
                 has = np.where(face_down, hidden, has)
-            safe = safe * np.where(after[rows, k], 1 - void * has, 1.0)
+            safe = safe * np.where(lead | t.opp_after[rows, k], 1 - void * has, 1.0)
         return safe
 
     def _ask_utility(self, t: _Table, trick_tens: np.ndarray, partner_win: np.ndarray) -> np.ndarray:
