@@ -158,6 +158,12 @@ class RandomAgent:
         _, legal = check_batch(observations, masks)  # no float copy of what is not read
         return masked_uniform(legal, self.rng)
 
+    def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """(B, 53) the chance of each action: 1 / legal actions on each legal one (what
+        policy-weighted inference weighs a random player's moves by)."""
+        _, legal = check_batch(observations, masks)
+        return legal / legal.sum(axis=1, keepdims=True)
+
     def seed(self, seed: int | None) -> None:
         """Restart the generator (wrappers call this on ``reset(seed=...)``)."""
         self.rng = make_rng(seed)

@@ -28,7 +28,7 @@ Spec syntax (``agents.make``, ``--a`` in the arena): ``search`` or
   hold at least one rollout of a whole hand;
 - ``z``: how many standard errors a move must gain over the rollout policy's own choice, on the
   same deals, to be played instead (0: the best mean);
-- ``infer``: policy inference. 0 (the default): uniform deals. 1: about a band card another
+- ``infer``: policy inference. 0: uniform deals. 1: about a band card another
   seat hid: of 8 times as many deals drawn, those where the rollout policy, dealt the hider's
   hand, would have hidden the card drawn are kept first. 2: of ``draws`` times as many deals
   drawn, each replayed through the history with the rollout policy at every other seat
@@ -36,9 +36,9 @@ Spec syntax (``agents.make``, ``--a`` in the arena): ``search`` or
   would shrink the standard errors of the ``z`` gate). 3: as 2, weighing the opponents' moves
   only, and pairing one opponent's cards from one draw with the other's from another wherever
   they fit (a deal's weight is the product of its opponents', each seat's moves depending on
-  its own cards alone), the K likeliest pairs kept (four players; :meth:`Belief.likeliest`
-  with ``mix``). 2 and 3 need the history pieces and fall back to uniform deals on a plain
-  observation;
+  its own cards alone), the K likeliest pairs kept (:meth:`Belief.likeliest` with ``mix``;
+  four players, else as 2). 2 and 3 need the history pieces and fall back to uniform deals on a plain
+  observation; 3 is the default;
 - ``draws``: with ``infer`` 2 or 3, deals weighed per deal kept, an integer >= 1 (default 4).
 """
 
@@ -76,7 +76,7 @@ class SearchSpec:
     exact: int = 2  # tricks left (the current one included) searched exactly; 0: roll out to the end
     budget_ms: float | None = None  # time budget per decision (None: always K deals)
     z: float = 1.0  # standard errors a move must gain over the rollout policy's own move
-    infer: int = 0  # 0 uniform deals; 1 hide-only and 2 policy-weighted inference (see _worlds)
+    infer: int = 3  # 0 uniform deals; 1 hide-only, 2 policy-weighted and 3 mixed inference (see _worlds)
     draws: int = 4  # with infer=2 or 3: deals weighed per deal kept
 
 

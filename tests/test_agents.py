@@ -125,6 +125,14 @@ def test_utilities_are_what_the_rule_based_agent_maximises(level: str, preset: s
         core.step(state, actions)
 
 
+def test_a_random_agent_gives_its_chances_uniform_over_the_legal_actions() -> None:
+    masks = np.zeros((3, 53), bool)
+    masks[0, :5], masks[1, 52], masks[2, ::2] = True, True, True
+    p = RandomAgent(0).probabilities(np.zeros((3, 864), np.float32), masks)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    assert (p[~masks] == 0).all() and p[0, 0] == 0.2 and p[1, 52] == 1.0 and p[2, 0] == 1 / 27
+
+
 def test_agents_follow_the_protocol_and_validate_input() -> None:
     rules = Rules()
     for name in AGENT_NAMES:
