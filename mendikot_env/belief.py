@@ -583,7 +583,7 @@ class Belief:
             _, by_seat = replay_worlds(
                 self, hidden, seat, policy, epsilon, recent=recent, opponents_only=True, by_seat=True
             )
-            return replay_worlds(self, _mixed_deals(self, hidden, by_seat, n), seat)[0]
+            return replay_worlds(self, _mixed_deals(self, hidden, by_seat, n, make_rng(rng, "rng")), seat)[0]
         worlds, log_weights = replay_worlds(self, hidden, seat, policy, epsilon, n, margin, recent, opponents_only)
         return worlds.select(np.argsort(-log_weights, kind="stable")[:n])
 
@@ -753,14 +753,18 @@ def replay_worlds(
     return worlds, log_weights
 
 
-def _mixed_deals(belief: Belief, hidden: np.ndarray, by_seat: np.ndarray, n: int) -> np.ndarray:
+def _mixed_deals(
+    belief: Belief, hidden: np.ndarray, by_seat: np.ndarray, n: int, rng: np.random.Generator
+) -> np.ndarray:
     """(n, slots) the likeliest deals made of one opponent's cards from one draw and the
     other's from another (four players; see :meth:`Belief.likeliest` with ``mix``).
 
     Each opponent's unit is its unseen cards and, if it hid the band card still face down,
     that card (its hide and play depend on it). A pair makes a deal when the units do not
     overlap and the cards left fit the partner's void suits; when the partner hid the face-down
-    card, it is the first draw's face-down card, or the second's, whichever is left over.
+    card, it is the first draw's face-down card, or the second's, whichever is left over. Pairs
+    of equal weight (the same number of moves the policy would not have made, or no move weighed
+    yet) are taken in random order: in the order of the grid they would share one opponent's hand.
     """
     slots = belief.constraints
     down = slots.sizes[4] > 0  # a face-down card the observer does not know
@@ -784,7 +788,8 @@ def _mixed_deals(belief: Belief, hidden: np.ndarray, by_seat: np.ndarray, n: int
     fits &= ((left & ~partner_down) & forbidden) == 0
     score = by_seat[a, 1] + by_seat[b, 3]
     rows, cols = np.nonzero(fits)
-    best = np.argsort(-score[rows, cols], kind="stable")[:n]
+    ties = rng.random(rows.size) * 1e-6  # far below any difference of two weights (> 1e-3)
+    best = np.argsort(-(score[rows, cols] + ties), kind="stable")[:n]
     i, j = first_ids[rows[best]], second_ids[cols[best]]
     out = np.zeros((best.size, hidden.shape[1]), np.uint64)
     out[:, 1] = hidden[i, 1]

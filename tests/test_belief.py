@@ -432,7 +432,7 @@ def test_mixed_deals_are_consistent_and_weigh_what_their_two_opponents_weigh() -
         hidden = belief.sample_hands(64, seat)
         _, by_seat = replay_worlds(belief, hidden, seat, bot, opponents_only=True, by_seat=True)
         drawn = np.sort(by_seat.sum(axis=1))[::-1][:16]
-        mixed = _mixed_deals(belief, hidden, by_seat, 16)
+        mixed = _mixed_deals(belief, hidden, by_seat, 16, np.random.default_rng(seat))
         _, again = replay_worlds(belief, mixed, seat, bot, opponents_only=True)
         assert (np.sort(again)[::-1] >= drawn - 1e-9).all()
         for row, weight in zip(mixed, again, strict=True):  # the pair each deal came from
@@ -441,6 +441,18 @@ def test_mixed_deals_are_consistent_and_weigh_what_their_two_opponents_weigh() -
             second = np.flatnonzero((hidden[:, 3] == row[3]) & ((hidden[:, 4] == row[4]) | (down != (3, True))))[0]
             assert weight == pytest.approx(by_seat[first, 1] + by_seat[second, 3])
     assert {1, 2, 3} <= hiders
+
+
+def test_mixed_deals_of_equal_weight_do_not_share_one_opponent_s_hand() -> None:
+    """Before any move is weighed every pair weighs alike; the deals kept must still be as
+    varied as uniform draws (taken in the grid's order they would all give opponent 1 one hand)."""
+    rules = Rules()
+    state = core.new_hands(rules, 1, rng=4)
+    seat = int(state.current[0])
+    obs = ObservationEncoder(rules, history=True).encode(state, np.array([seat]))[0]
+    worlds = Belief(InfoState(rules, obs)).likeliest(agents.make("hard", rules), 16, 64, rng=0, seat=seat, mix=True)
+    assert len(set(worlds.hands[:, (seat + 1) % 4].tolist())) >= 12
+    assert len(set(worlds.hands[:, (seat + 3) % 4].tolist())) >= 12
 
 
 def test_policy_weighting_needs_the_history_and_a_sensible_epsilon() -> None:
