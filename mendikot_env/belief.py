@@ -569,6 +569,8 @@ class Belief:
         one opponent's cards from one draw and the other's from another make a deal whenever
         they do not overlap and the cards left fit the partner: the n likeliest of those pairs
         are returned, many more deals to choose from than the draws for the same policy calls.
+        With another player count, or while the auto reveal binds the seat to act to a suit,
+        ``mix`` is ignored.
 
         Raises:
             ValueError: the observation has no history, or a count or ``epsilon`` out of range.
@@ -742,8 +744,9 @@ def replay_worlds(
                 log_weights[:, (mover - seat) % n] += chance
             else:
                 log_weights += chance
-            if keep is not None and log_weights.size > keep:
-                alive = log_weights >= np.partition(log_weights, -keep)[-keep] - margin
+            if keep is not None and log_weights.shape[0] > keep:
+                total = log_weights.sum(axis=1) if by_seat else log_weights
+                alive = total >= np.partition(total, -keep)[-keep] - margin
                 if not alive.all():
                     worlds, log_weights = worlds.select(alive), log_weights[alive]
                     if np.ndim(move):
