@@ -30,6 +30,7 @@ def test_make_and_load_build_it_from_a_spec() -> None:
     assert agent.spec == SearchSpec(k=8, rollout="medium", exact=1, budget_ms=5000.0)
     assert agent.rollout.name == "medium" and agent.name == "search:k=8, rollout=medium, exact=1, budget_ms=5000"
     assert parse_search_spec("search:k=4,rollout=random").rollout == "random"
+    assert parse_search_spec("search:infer=0,draws=2") == SearchSpec(infer=0, draws=2)  # uniform deals
 
 
 @pytest.mark.parametrize(
