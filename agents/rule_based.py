@@ -283,13 +283,12 @@ class RuleBasedAgent:
         # now (its worth in later tricks), with every opponent still to play.
         every, P = np.arange(B), rows.size
         winning_card = tc[every, np.maximum(t.winning, 0)]
-        hold_rows, hold_cards, led = np.concatenate([rows, every]), np.concatenate([cards, winning_card]), t.led
-        lead = np.zeros(P + B, bool)
+        hold_rows, hold_cards = np.concatenate([rows, every]), np.concatenate([cards, winning_card])
+        led, lead = t.led[hold_rows], np.zeros(P + B, bool)
         if self.outcome is not None:
             hold_rows, hold_cards = np.concatenate([hold_rows, rows]), np.concatenate([hold_cards, cards])
-            led, lead = np.append(led, core.NO_SUIT), np.concatenate([lead, np.ones(P, bool)])
-        led_now = led[np.where(lead, B, hold_rows)] if self.outcome is not None else led[hold_rows]
-        holds = self._hold_chance(t, hold_rows, hold_cards, led_now, lead)
+            led, lead = np.concatenate([led, np.full(P, core.NO_SUIT)]), np.concatenate([lead, np.ones(P, bool)])
+        holds = self._hold_chance(t, hold_rows, hold_cards, led, lead)
         p_keep, p_partner, as_lead = holds[:P], holds[P : P + B], holds[P + B :]
         follows = c_suit == np.where(t.leading, -1, t.led)[rows]
         wins_now = t.take_lead[rows, cards]
