@@ -1,11 +1,11 @@
 """A determinised search agent: sample the unseen cards, play every legal move out, keep the best.
 
 For each decision the agent draws K deals consistent with its observation
-(:class:`mendikot_env.belief.Belief`, uniform over the consistent deals, face-down band card
-included), plays each distinct legal move (one card of each run of equal cards,
-:func:`distinct_moves`) in each deal and finishes the hand: a rollout policy (the
-``hard`` rule-based bot by default) plays every seat until the outcome is settled (no play can
-change the winner or the points) or ``exact`` tricks are left, and those last tricks are searched
+(:class:`mendikot_env.belief.Belief`, face-down band card included; by default the likeliest
+under the rollout policy's play of the moves seen, ``infer`` below), plays each distinct legal
+move (one card of each run of equal cards, :func:`distinct_moves`) in each deal and finishes the
+hand: a rollout policy (the ``hard`` rule-based bot by default) plays every seat until the
+outcome is settled (no play can change the winner or the points) or ``exact`` tricks are left, and those last tricks are searched
 exactly, every line of play enumerated as a batch and minimaxed (the observer's team maximising,
 the other minimising) with all cards open, as in the sampled deal.
 It plays the move with the best mean outcome for its team. All decisions of a batch, all K
