@@ -5,9 +5,10 @@ For each decision the agent draws K deals consistent with its observation
 under the rollout policy's play of the moves seen, ``infer`` below), plays each distinct legal
 move (one card of each run of equal cards, :func:`distinct_moves`) in each deal and finishes the
 hand: a rollout policy (the ``hard`` rule-based bot by default) plays every seat until the
-outcome is settled (no play can change the winner or the points) or ``exact`` tricks are left, and those last tricks are searched
-exactly, every line of play enumerated as a batch and minimaxed (the observer's team maximising,
-the other minimising) with all cards open, as in the sampled deal.
+outcome is settled (no play can change the winner or the points) or ``exact`` tricks are left,
+and those last tricks are searched exactly, every line of play enumerated as a batch and
+minimaxed (the observer's team maximising, the other minimising) with all cards open, as in the
+sampled deal.
 It plays the move with the best mean outcome for its team. All decisions of a batch, all K
 deals and all moves are one batch on the core. Asking for the band card (action 52) is a move
 like the others: its value is what the reveal shows in the sampled deals, never the true
