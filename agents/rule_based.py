@@ -404,11 +404,12 @@ class RuleBasedAgent:
         sp = np.where(led < 0, SUIT[card], led)  # the suit led
         lowest = core.beating_ranks(strength, sp, trump, cut)  # (P, 4): per suit, the lowest rank that beats it
         opps = [k for k in range(1, self.n, 2)]
+        after = lead[:, None] | t.opp_after[rows]  # (P, n): the seats still to play after the card
         safe = np.ones(card.shape)
         follow_beaters = t.beaters(rows, sp, lowest)
         for k in opps:
             follow = t.p_holds(k, rows, sp, follow_beaters)
-            safe = safe * np.where(lead | t.opp_after[rows, k], 1 - follow, 1.0)
+            safe = safe * np.where(after[:, k], 1 - follow, 1.0)
         if not self.spec.memory:
             return safe
 
@@ -434,7 +435,7 @@ class RuleBasedAgent:
                     in_private = t.p_holds(k, rows, priv, t.unseen_in_suit[rows, priv])
                     hidden = np.where(known_suit, np.where(sp == priv, 0.0, in_private), hidden)
                 has = np.where(face_down, hidden, has)
-            safe = safe * np.where(lead | t.opp_after[rows, k], 1 - void * has, 1.0)
+            safe = safe * np.where(after[:, k], 1 - void * has, 1.0)
         return safe
 
     def _ask_utility(self, t: _Table, trick_tens: np.ndarray, partner_win: np.ndarray) -> np.ndarray:

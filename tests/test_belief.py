@@ -435,8 +435,8 @@ def test_mixed_deals_are_consistent_and_weigh_what_their_two_opponents_weigh() -
         mixed = _mixed_deals(belief, hidden, by_seat, 16, np.random.default_rng(seat))
         _, again = replay_worlds(belief, mixed, seat, bot, opponents_only=True)
         assert (np.sort(again)[::-1] >= drawn - 1e-9).all()
+        down = belief.view.hider, belief.constraints.sizes[4] > 0  # an opponent's unit holds its face-down card
         for row, weight in zip(mixed, again, strict=True):  # the pair each deal came from
-            down = belief.view.hider, belief.constraints.sizes[4] > 0  # an opponent's unit holds its face-down card
             first = np.flatnonzero((hidden[:, 1] == row[1]) & ((hidden[:, 4] == row[4]) | (down != (1, True))))[0]
             second = np.flatnonzero((hidden[:, 3] == row[3]) & ((hidden[:, 4] == row[4]) | (down != (3, True))))[0]
             assert weight == pytest.approx(by_seat[first, 1] + by_seat[second, 3])
