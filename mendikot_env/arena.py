@@ -244,6 +244,8 @@ class SideStats:
     whitewashes: int = 0  # hands won taking every trick
     tens: int = 0  # tens taken, summed over hands
     tricks: int = 0  # tricks taken, summed over hands
+    hands_hiding: int = 0  # band hukum: hands its team laid the face-down card in
+    won_hiding: int = 0  # band hukum: of those, the hands it won
 
 
 @dataclass
@@ -298,6 +300,10 @@ class ArenaResult:
             f"{'avg tens':<14}{a.tens / h:>16.3f}{b.tens / h:>16.3f}",
             f"{'avg tricks':<14}{a.tricks / h:>16.3f}{b.tricks / h:>16.3f}",
         ]
+        if a.hands_hiding:  # band hukum: the same deals with each team hiding, so the two rows compare
+            lines.append(
+                f"{'won hiding':<14}{f'{a.won_hiding} of {a.hands_hiding}':>16}{f'{b.won_hiding} of {b.hands_hiding}':>16}"
+            )
         if self.drawn:
             lines.append(f"drawn hands: {self.drawn}")
         lines.append(
@@ -402,7 +408,7 @@ def _play_arena(
         score = _a_scores(results.winner, a_team)
         pair_scores[first : first + d] = (score[:d] + score[d:]) / 2
         drawn += int(np.count_nonzero(results.winner < 0))
-        _add_side_stats(side, results, a_team)
+        _add_side_stats(side, results, a_team, state.hider)
         if on_hand is not None:
             on_hand(state, log, first + np.tile(np.arange(d), 2), a_team)
         bar.update(d)
@@ -441,10 +447,13 @@ def _a_scores(winner: np.ndarray, a_team: np.ndarray) -> np.ndarray:
     return np.where(winner < 0, 0.5, (winner == a_team).astype(np.float64))
 
 
-def _add_side_stats(side: list[SideStats], results: core.HandResults, a_team: np.ndarray) -> None:
+def _add_side_stats(side: list[SideStats], results: core.HandResults, a_team: np.ndarray, hider: np.ndarray) -> None:
     rows = np.arange(a_team.size)
     for k, team in enumerate((a_team, 1 - a_team)):
         won = results.winner == team
+        hiding = (hider >= 0) & (hider % 2 == team)  # no hider (NO_SEAT) outside band hukum
+        side[k].hands_hiding += int(np.count_nonzero(hiding))
+        side[k].won_hiding += int(np.count_nonzero(won & hiding))
         side[k].hands_won += int(np.count_nonzero(won))
         side[k].mendikots += int(np.count_nonzero(won & results.mendikot))
         side[k].whitewashes += int(np.count_nonzero(won & results.whitewash))

@@ -48,6 +48,29 @@ def test_random_against_random_interval_contains_half(preset: str) -> None:
     assert 0 < result.ci_high - result.ci_low < 0.15
 
 
+@pytest.mark.parametrize("n_players", [4, 6])
+def test_hands_won_hiding_the_band_card_match_the_hands_played(n_players: int) -> None:
+    """Each deal is hidden once by each team's seat, so each side hid in ``deals`` hands; the
+    hands each side won hiding are recounted from the finished hands (hider and winner)."""
+    rules = Rules.preset("band", n_players=n_players)
+    won = {0: 0, 1: 0}  # side (0: A, 1: B) -> hands won hiding
+
+    def recount(state: core.State, log: Any, pairs: np.ndarray, a_team: np.ndarray) -> None:
+        winner = core.hand_results(state).winner
+        hiding_team = state.hider % 2
+        for side, team in ((0, a_team), (1, 1 - a_team)):
+            won[side] += int(np.count_nonzero((hiding_team == team) & (winner == team)))
+
+    result = duplicate_arena(rules, make("hard", rules), RandomAgent(4), deals=40, seed=6, chunk=15, on_hand=recount)
+    assert result.side_a.hands_hiding == result.side_b.hands_hiding == 40
+    assert (result.side_a.won_hiding, result.side_b.won_hiding) == (won[0], won[1])
+    assert result.side_b.won_hiding < result.side_a.won_hiding  # random hides and plays worse
+    assert "won hiding" in result.summary()
+    standard = duplicate_arena(Rules(), make("hard", Rules()), RandomAgent(4), deals=10, seed=6)
+    assert standard.side_a.hands_hiding == standard.side_b.won_hiding == 0
+    assert "won hiding" not in standard.summary()
+
+
 def test_results_are_reproducible_from_the_seed() -> None:
     rules = Rules.preset("standard", n_players=6)
 
