@@ -301,9 +301,8 @@ class ArenaResult:
             f"{'avg tricks':<14}{a.tricks / h:>16.3f}{b.tricks / h:>16.3f}",
         ]
         if a.hands_hiding:  # band hukum: the same deals with each team hiding, so the two rows compare
-            lines.append(
-                f"{'won hiding':<14}{f'{a.won_hiding} of {a.hands_hiding}':>16}{f'{b.won_hiding} of {b.hands_hiding}':>16}"
-            )
+            won_a, won_b = f"{a.won_hiding} of {a.hands_hiding}", f"{b.won_hiding} of {b.hands_hiding}"
+            lines.append(f"{'won hiding':<14}{won_a:>16}{won_b:>16}")
         if self.drawn:
             lines.append(f"drawn hands: {self.drawn}")
         lines.append(
