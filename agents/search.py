@@ -111,9 +111,11 @@ def _spec_value(spec: str, key: str, value: str) -> object:
         number = int(value) if key in ("k", "exact", "infer", "draws") else float(value)
     except ValueError:
         number = -1
-    if key == "infer" and number not in (0, 1, 2, 3):
-        raise ValueError(f"search spec {spec!r}: infer={value!r} must be 0, 1, 2 or 3")
-    if not (number >= 0 if key in ("z", "exact", "infer") else number > 0) or (key == "exact" and number > MAX_EXACT):
+    if key == "infer":
+        if number not in (0, 1, 2, 3):
+            raise ValueError(f"search spec {spec!r}: infer={value!r} must be 0, 1, 2 or 3")
+        return number
+    if not (number >= 0 if key in ("z", "exact") else number > 0) or (key == "exact" and number > MAX_EXACT):
         kind = {
             "k": "an integer >= 1",
             "exact": f"an integer from 0 to {MAX_EXACT}",

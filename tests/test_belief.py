@@ -8,7 +8,7 @@ import pytest
 import agents
 from agents.base import seed_agent
 from mendikot_env import core
-from mendikot_env.belief import Belief, InfoState, _mixed_deals, read_view, sample_worlds
+from mendikot_env.belief import Belief, InfoState, _mixed_deals, read_view, replay_worlds, sample_worlds
 from mendikot_env.cards import NUM_CARDS, NUM_RANKS, SUIT_MASKS, popcount, set_to_cards
 from mendikot_env.observation import ObservationEncoder
 from mendikot_env.rules import Rules
@@ -417,8 +417,6 @@ def test_mixed_deals_are_consistent_and_weigh_what_their_two_opponents_weigh() -
     from (a seat's moves depend on its own cards alone); the deals are distinct and at least as
     likely, rank by rank, as the likeliest draws themselves (each draw is one of the pairs).
     Positions where each relative seat hid the band card are among those checked."""
-    from mendikot_env.belief import replay_worlds
-
     rules = Rules.preset("band")
     bot = agents.make("hard", rules)  # unseeded: every replay weighs alike
     encoder = ObservationEncoder(rules, history=True)
