@@ -39,7 +39,18 @@ from math import comb, lgamma
 import numpy as np
 
 from mendikot_env import core
-from mendikot_env.cards import ASK_ACTION, NUM_ACTIONS, NUM_CARDS, NUM_RANKS, RANK_OF, SUIT_OF, TEN_RANK, TENS
+from mendikot_env.cards import (
+    ASK_ACTION,
+    NUM_ACTIONS,
+    NUM_CARDS,
+    NUM_RANKS,
+    RANK_OF,
+    SUIT_OF,
+    TEN_RANK,
+    TENS,
+    popcount,
+    unpack_sets,
+)
 from mendikot_env.observation import observation_layout
 from mendikot_env.rules import Rules
 from mendikot_env.seeding import make_rng
@@ -66,6 +77,7 @@ _CAPPED = np.minimum(_C, _ROOM)
 with np.errstate(invalid="ignore"):
     MISSES = np.exp(LOG_COMB[np.maximum(_ROOM - _R, 0), _CAPPED] - LOG_COMB[_ROOM, _CAPPED])
     HOLDS = np.where(_R <= _ROOM, 1.0 - MISSES, 1.0)
+_HOLDS_FLAT = HOLDS.reshape(-1)
 
 
 @dataclass(frozen=True)
@@ -203,6 +215,7 @@ class RuleBasedAgent:
         # The pack: all 52, or no 2s with six or eight players.
         self.in_pack = np.isin(np.arange(NUM_CARDS), core.pack_cards(rules))
         self.outcome = outcome_table(rules) if self.spec.outcome else None
+        self._outcome_flat = None if self.outcome is None else self.outcome.reshape(-1)
 
     def seed(self, seed: int | None) -> None:
         """Restart the tie-breaking generator (wrappers call this on ``reset(seed=...)``)."""
@@ -215,7 +228,33 @@ class RuleBasedAgent:
         obs, legal = check_batch(observations, masks, self.layout.size, self.n)
         if obs.shape[0] == 0:
             return np.zeros(0, dtype=np.int64)
-        utility = self._utilities(obs, legal)
+        return self._choose(self._utilities(obs, legal), legal)
+
+    def act_state(self, state: core.State, legal: np.ndarray) -> np.ndarray:
+        """(B,) what :meth:`act` plays for the seat to act in each game of ``state``, read from
+        the core state without encoding an observation (searches roll hands out with it).
+
+        It reads exactly what the seat's observation holds (tests check it move for move
+        against :meth:`act` on every variant) and draws the same tie-breaking jitter.
+
+        Args:
+            state: games in play (none over), each read from its ``current`` seat.
+            legal: (B,) uint64 their :func:`core.legal_bits`.
+        """
+        flags = unpack_sets(legal, NUM_ACTIONS).view(bool)
+        hide = state.phase == core.HIDE
+        utility = np.full(flags.shape, NEG)
+        if hide.any():
+            hands = state.hands[hide, state.current[hide]]
+            utility[hide, :NUM_CARDS] = self._hide_utility(unpack_sets(hands).view(bool))
+        if not hide.all():
+            play = state if not hide.any() else state.select(~hide)
+            table = _Table.from_state(self, play, legal[~hide])
+            utility[~hide] = self._play_utility(table, flags[~hide])
+        return self._choose(utility, flags)
+
+    def _choose(self, utility: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """(B,) the legal action of highest utility per row, ties broken by the jitter."""
         if self.rng is not None:
             utility += self.rng.random(utility.shape) * 1e-6
         else:
@@ -235,7 +274,7 @@ class RuleBasedAgent:
         if hide.any():
             utility[hide, :NUM_CARDS] = self._hide_utility(self.layout.view(obs[hide], "hand") > 0.5)
         if not hide.all():
-            utility[~hide] = self._play_utility(_Table(self, obs[~hide]), legal[~hide])
+            utility[~hide] = self._play_utility(_Table.from_observation(self, obs[~hide]), legal[~hide])
         return utility
 
     # ------------------------------------------------------------------------ band hide
@@ -378,11 +417,16 @@ class RuleBasedAgent:
     def _outcomes_at(self, t: _Table, rows: np.ndarray, k: np.ndarray | int) -> tuple[np.ndarray, np.ndarray]:
         """The outcome table's value of my team taking the trick of game ``rows`` with ``k``
         tens (an integer count), and of the other team taking it (unscaled)."""
-        table, n_tricks = self.outcome, self.rules.n_tricks
+        n_tricks = self.rules.n_tricks
+        side = n_tricks + 1  # the table is (5, 5, side, side), read flat: one take per value
         a, b = t.tens[rows, 0], t.tens[rows, 1]
         x, y = t.tricks[rows, 0], t.tricks[rows, 1]
-        win = table[np.minimum(a + k, 4 - b), b, np.minimum(x + 1, n_tricks - y), y]
-        lose = table[a, np.minimum(b + k, 4 - a), x, np.minimum(y + 1, n_tricks - x)]
+        win = self._outcome_flat.take(
+            ((np.minimum(a + k, 4 - b) * 5 + b) * side + np.minimum(x + 1, n_tricks - y)) * side + y
+        )
+        lose = self._outcome_flat.take(
+            ((a * 5 + np.minimum(b + k, 4 - a)) * side + x) * side + np.minimum(y + 1, n_tricks - x)
+        )
         return win, lose
 
     def _hold_chance(
@@ -424,7 +468,7 @@ class RuleBasedAgent:
         known_suit = (t.private >= 0)[rows] & face_down
         priv = np.maximum(t.private, 0)[rows]
         for k in opps:
-            void = t.p_void(k)[rows, sp]
+            void = t.p_void(k).reshape(-1).take(rows * 4 + sp)
             has = np.where(can_ruff, t.p_holds(k, rows, tsuit, ruff_beaters), 0.0) if can_ruff.any() else 0.0
             has = np.where(cut_open, 1.0, has)
             if not self.spec.location:
@@ -452,32 +496,95 @@ class RuleBasedAgent:
 
 
 class _Table:
-    """Everything one seat can see and infer, decoded from a batch of observations."""
+    """Everything one seat can see and infer, for a batch of decisions: read from observations
+    (:meth:`from_observation`) or from the core state of the seats to act (:meth:`from_state`),
+    the same fields either way."""
 
-    def __init__(self, agent: RuleBasedAgent, obs: np.ndarray) -> None:
+    B: int
+    hand: np.ndarray  # (B, 52) bool: my cards
+    face_down: np.ndarray  # (B, 52) bool: my face-down band card (the hider only)
+    trick_card: np.ndarray  # (B, n): card of each relative seat in the trick, -1 none yet
+    shown_out: np.ndarray  # (B, n, 4) bool: suits each relative seat failed to follow
+    led: np.ndarray  # (B,) suit led, -1 none
+    trump: np.ndarray  # (B,) public trump suit, -1 none
+    hider: np.ndarray  # (B,) relative seat that hid the band card, -1 none
+    winning: np.ndarray  # (B,) relative seat winning the trick so far, -1 when I lead
+    take_lead: np.ndarray  # (B, 52) bool: my legal cards that would take the lead
+    tens: np.ndarray  # (B, 2) tens taken: mine, theirs
+    tricks: np.ndarray  # (B, 2) tricks taken: mine, theirs
+
+    @classmethod
+    def from_observation(cls, agent: RuleBasedAgent, obs: np.ndarray) -> _Table:
+        """The table of a checked batch of observations."""
         v = agent.layout.view
+        t = cls()
+        t.hand = v(obs, "hand") > 0.5
+        t.face_down = v(obs, "face_down") > 0.5
+        # One-hot and 0/1 planes are read by products with the ids (exact in float32).
+        t.trick_card = _index(v(obs, "trick"))
+        played = v(obs, "played")  # (B, n, 52) 0/1
+        t.shown_out = v(obs, "voids") > 0.5
+        t.led = _index(v(obs, "led_suit"))
+        t.trump = _index(v(obs, "trump_suit"))
+        t.hider = _index(v(obs, "hider"))
+        # The core's trick outlook: the relative seat winning the trick so far (-1 when I
+        # lead) and my legal cards that would take the lead if played now.
+        t.winning = _index(v(obs, "winning"))
+        t.take_lead = v(obs, "take_lead") > 0.5
+        t.tens = v(obs, "tens").argmax(axis=2)
+        t.tricks = np.rint(v(obs, "tricks") * agent.rules.n_tricks).astype(np.int64)
+        face_down_card = _index(v(obs, "face_down"))
+        trump_state = v(obs, "trump_state").argmax(axis=1)  # 0 none, 1 face down, 2 known
+        t._infer(agent, played.max(axis=1) > 0.5, (played @ _ONES).astype(np.int64), face_down_card, trump_state == 1)
+        return t
+
+    @classmethod
+    def from_state(cls, agent: RuleBasedAgent, state: core.State, legal: np.ndarray) -> _Table:
+        """The table of the seat to act in each game of ``state`` (in play), ``legal`` its
+        legal sets: what :meth:`from_observation` reads from that seat's observation."""
+        n = agent.n
+        B, seat = state.batch_size, state.current
+        rel = (seat[:, None] + np.arange(n)) % n  # (B, n): absolute seat of relative seat k
+        t = cls()
+        mine_down = np.where(state.hider == seat, state.face_down, core.NO_CARD)  # only the hider sees it
+        sets = np.stack([np.take_along_axis(state.hands, rel[:, :1], axis=1)[:, 0], core.CARD_SETS[mine_down]], axis=1)
+        played = np.take_along_axis(state.played, rel, axis=1)  # (B, n) sets by relative seat
+        winning, takers = core.trick_outlook(state, legal)
+        gone = np.bitwise_or.reduce(played, axis=1)
+        flags = unpack_sets(np.concatenate([sets, takers[:, None], gone[:, None]], axis=1)).view(bool)
+        t.hand, t.face_down, t.take_lead, gone_flags = flags[:, 0], flags[:, 1], flags[:, 2], flags[:, 3]
+        t.trick_card = np.take_along_axis(state.trick_cards, rel, axis=1)
+        t.shown_out = (np.take_along_axis(state.voids, rel, axis=1)[:, :, None] >> _SUIT_BITS & 1).astype(bool)
+        t.led, t.trump = state.led_suit, state.trump
+        t.hider = np.where(state.hider >= 0, (state.hider - seat) % n, -1)
+        t.winning = np.where(winning >= 0, (winning - seat) % n, -1)
+        tens, tricks = core.team_counts(state)  # by absolute team
+        mine = seat % 2
+        theirs = 1 - mine
+        every = np.arange(B)
+        t.tens = np.stack([tens[every, mine], tens[every, theirs]], axis=1)
+        t.tricks = np.stack([tricks[every, mine], tricks[every, theirs]], axis=1)
+        face_down_set = state.face_down >= 0
+        t._infer(agent, gone_flags, popcount(played).astype(np.int64), mine_down, face_down_set & (state.trump < 0))
+        return t
+
+    def _infer(
+        self,
+        agent: RuleBasedAgent,
+        gone: np.ndarray,
+        played_count: np.ndarray,
+        face_down_card: np.ndarray,
+        face_down_state: np.ndarray,
+    ) -> None:
+        """What the seat infers from what it sees: ``gone`` (B, 52) the cards played,
+        ``played_count`` (B, n) per relative seat, ``face_down_card`` its own face-down card
+        (-1 none) and ``face_down_state`` whether the band card lies face down with no trump."""
         n, rules, spec = agent.n, agent.rules, agent.spec
-        B = obs.shape[0]
+        B = self.hand.shape[0]
         self.B = B
         self.n = n
         self.spec = spec
-        self.hand = v(obs, "hand") > 0.5
-        self.face_down = v(obs, "face_down") > 0.5
-        # One-hot and 0/1 planes are read by products with the ids (exact in float32).
-        self.trick_card = _index(v(obs, "trick"))  # (B, n): card of each relative seat, -1 none yet
         has = self.trick_card >= 0
-        played = v(obs, "played")  # (B, n, 52) 0/1
-        self.shown_out = v(obs, "voids") > 0.5  # (B, n, 4)
-        self.led = _index(v(obs, "led_suit"))
-        self.trump = _index(v(obs, "trump_suit"))
-        self.hider = _index(v(obs, "hider"))
-        # The core's trick outlook: the relative seat winning the trick so far (-1 when I
-        # lead) and my legal cards that would take the lead if played now.
-        self.winning = _index(v(obs, "winning"))
-        self.take_lead = v(obs, "take_lead") > 0.5
-        trump_state = v(obs, "trump_state").argmax(axis=1)  # 0 none, 1 face down, 2 known
-        self.tens = v(obs, "tens").argmax(axis=2)  # (B, 2): mine, theirs
-        self.tricks = np.rint(v(obs, "tricks") * rules.n_tricks).astype(np.int64)
         n_in_trick = has.sum(axis=1)
         self.leading = n_in_trick == 0
         self.after = n - 1 - n_in_trick  # players still to play after me
@@ -485,13 +592,11 @@ class _Table:
         is_after = (rel[None, :] >= 1) & (rel[None, :] <= self.after[:, None])
         self.opp_after = is_after & (rel % 2 == 1)[None, :]
         self.partner_after = is_after & (rel % 2 == 0)[None, :]
-        self.hidden = (trump_state == 1) & (self.trump < 0)  # band card face down
-        face_down_card = _index(v(obs, "face_down"))
+        self.hidden = face_down_state & (self.trump < 0)  # band card face down
         self.private = np.where(face_down_card >= 0, face_down_card // NUM_RANKS, -1)
 
         # What is still in the other hands: everything not played and not mine.
         if spec.memory:
-            gone = played.max(axis=1) > 0.5
             voids = self.shown_out if spec.voids else np.zeros_like(self.shown_out)
         else:
             gone = np.zeros((B, NUM_CARDS), bool)
@@ -507,15 +612,16 @@ class _Table:
         self.voids = voids
 
         # Card-location model: cards left in each other hand, and the room for each suit.
-        left = rules.hand_size - (played @ _ONES).astype(np.int64)  # (B, n)
+        left = rules.hand_size - played_count  # (B, n)
         hider_rel = self.hider
         face_down_slot = self.hidden & (hider_rel >= 0)
         left[np.flatnonzero(face_down_slot), hider_rel[face_down_slot]] -= 1
         left[:, 0] = 0
         self.left = np.maximum(left, 0)
-        room = np.where(voids, 0, self.left[:, :, None]).sum(axis=1)  # (B, 4)
+        room = np.einsum("bk,bks->bs", self.left, ~voids)  # (B, 4): cards the hands not void in a suit hold
         self.room = np.maximum(room, self.unseen_in_suit)
         self._void_cache: dict[int, np.ndarray] = {}
+        self._holds_cache: dict[int, np.ndarray] = {}
 
     def beaters(self, rows: np.ndarray, suit: np.ndarray, lowest: np.ndarray) -> np.ndarray:
         """(P,) unseen cards of ``suit`` (P,) in game ``rows`` that would beat a card, given the
@@ -539,11 +645,14 @@ class _Table:
     def p_holds(self, k: int, rows: np.ndarray, suit: np.ndarray, count: np.ndarray) -> np.ndarray:
         """(P,) chance that relative seat ``k`` holds at least one of ``count`` given unseen
         cards of ``suit`` (per candidate, of game ``rows``): one lookup in :data:`HOLDS`."""
-        void = self.voids[rows, k, suit]
         count = np.minimum(count, NUM_RANKS)
+        at = rows * 4 + suit  # flat (game, suit) index: one take beats a 2-D lookup
         if not self.spec.location:
-            return ((count > 0) & ~void).astype(np.float64)
-        return HOLDS[self.room[rows, suit], np.where(void, 0, self.left[rows, k]), count]
+            return ((count > 0) & ~self.voids[:, k, :].reshape(-1).take(at)).astype(np.float64)
+        if k not in self._holds_cache:  # HOLDS' flat index of (room, cards k may hold, 0) per game and suit
+            reach = np.where(self.voids[:, k, :], 0, self.left[:, k, None])
+            self._holds_cache[k] = ((self.room * (NUM_RANKS + 1) + reach) * (NUM_RANKS + 1)).reshape(-1)
+        return _HOLDS_FLAT.take(self._holds_cache[k].take(at) + count)
 
 
 def _index(onehot: np.ndarray) -> np.ndarray:
@@ -555,3 +664,4 @@ def _index(onehot: np.ndarray) -> np.ndarray:
 _IDS = np.arange(1, NUM_CARDS + 1, dtype=np.float32)  # index + 1
 _ONES = np.ones(NUM_CARDS, np.float32)  # counts
 _AT_OR_ABOVE = np.tril(np.ones((NUM_RANKS, NUM_RANKS), np.float32))  # [j, r] = rank j >= r
+_SUIT_BITS = np.arange(4, dtype=np.uint8)  # a 4-bit set of suits, bit by bit

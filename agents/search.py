@@ -157,6 +157,9 @@ class SearchAgent:
     ) -> None:
         self.rules, self.rollout, self.spec, self.name = rules, rollout, spec, name
         self.encoder = ObservationEncoder(rules)  # the rollouts' plain observations
+        # A rollout agent that reads the core state itself (the rule-based bots' act_state)
+        # plays the same moves without an observation encoded and parsed back every step.
+        self._act_state = getattr(rollout, "act_state", None)
         self.history_size = observation_layout(rules, history=True).size
         self.max_games = max_games
         if spec.exact > 2 and rules.n_players > 4:
@@ -336,7 +339,9 @@ class SearchAgent:
             masks = unpack_sets(legal, NUM_ACTIONS).view(bool)
             actions = masks.argmax(axis=1)
             free = np.flatnonzero(masks.sum(axis=1) > 1)  # a forced card needs no policy call
-            if free.size:
+            if free.size and self._act_state is not None:  # the rule-based bots read the core state
+                actions[free] = self._act_state(state if free.size == len(masks) else state.select(free), legal[free])
+            elif free.size:
                 obs = self.encoder.encode(state, state.current, legal=legal)
                 actions[free] = self.rollout.act(obs[free], masks[free])
             core.step(state, actions, check=False)

@@ -829,11 +829,15 @@ def _chance(
     free = np.flatnonzero(counts > 1)
     if free.size == 0:
         return chance
+    move = np.broadcast_to(np.asarray(move, np.int64), (M,))[free]
+    probabilities = getattr(policy, "probabilities", None)
+    act_state = getattr(policy, "act_state", None)  # reads the core state: no observation to encode
+    if act_state is not None and not callable(probabilities):
+        chance[free] = (1.0 - epsilon) * (act_state(worlds.select(free), bits[free]) == move) + epsilon / counts[free]
+        return chance
     obs = encoder.encode(worlds, np.full(M, mover), None if score is None else np.repeat(score, M, axis=0), legal=bits)[
         free
     ]
-    move = np.broadcast_to(np.asarray(move, np.int64), (M,))[free]
-    probabilities = getattr(policy, "probabilities", None)
     if callable(probabilities):
         p = np.asarray(probabilities(obs, masks[free]), np.float64)[np.arange(free.size), move]
     else:

@@ -137,11 +137,11 @@ class State:
 
     def select(self, games: np.ndarray | slice | list[int]) -> State:
         """A new State holding only the chosen games (in the given order)."""
+        # An index array or list gathers a copy already; a slice (a view) is copied.
+        copy = not isinstance(games, (np.ndarray, list))
         return State(
-            **{
-                f.name: getattr(self, f.name) if f.name == "rules" else getattr(self, f.name)[games].copy()
-                for f in fields(self)
-            }
+            self.rules,
+            *[getattr(self, name)[games].copy() if copy else getattr(self, name)[games] for name in _ARRAY_FIELDS],
         )
 
     @classmethod
@@ -163,6 +163,9 @@ class State:
         for f in fields(self):
             if f.name != "rules":
                 getattr(self, f.name)[games] = getattr(other, f.name)
+
+
+_ARRAY_FIELDS = tuple(f.name for f in fields(State))[1:]  # every field after ``rules``, in order
 
 
 def _copy(value: Any) -> Any:

@@ -125,6 +125,34 @@ def test_utilities_are_what_the_rule_based_agent_maximises(level: str, preset: s
         core.step(state, actions)
 
 
+@pytest.mark.parametrize(("preset", "n_players"), VARIANTS)
+def test_act_state_plays_what_act_plays_on_the_observation(preset: str, n_players: int) -> None:
+    """``act_state`` (the seat's view read from the core state, for the search's rollouts)
+    chooses what ``act`` chooses on the encoded observation, at every level and with the same
+    tie-breaking draws (seeded, and lowest id without a seed), over whole hands: the band hide
+    and asks included, and a batch that mixes games hiding with games playing."""
+    rules = Rules.preset(preset, n_players=n_players)
+    encoder = ObservationEncoder(rules)
+    for level, seed in [("easy", 1), ("medium", None), ("hard", 2), ("hard", None)]:
+        by_observation, by_state = RuleBasedAgent(rules, level, seed=seed), RuleBasedAgent(rules, level, seed=seed)
+        state = core.new_hands(rules, 40, rng=VARIANTS.index((preset, n_players)))
+        rng = np.random.default_rng(0)
+        ahead = np.arange(40) % 2 == 0  # half the games one move ahead: hiding and playing in one batch
+        core.step(state, core.random_legal_actions(core.legal_bits(state), rng), active=ahead)
+        while not state.done.all():
+            live = np.flatnonzero(~state.done)
+            playing = state.select(live)
+            bits = core.legal_bits(playing)
+            masks = core.legal_action_mask(playing)
+            chosen = by_observation.act(encoder.encode(playing, playing.current, legal=bits), masks)
+            np.testing.assert_array_equal(by_state.act_state(playing, bits), chosen)
+            # A third of the moves random: positions the bots would not reach by themselves.
+            chosen = np.where(rng.random(live.size) < 0.3, core.random_legal_actions(bits, rng), chosen)
+            actions = np.zeros(state.batch_size, np.int64)
+            actions[live] = chosen
+            core.step(state, actions, active=~state.done)
+
+
 def test_a_random_agent_gives_its_chances_uniform_over_the_legal_actions() -> None:
     masks = np.zeros((3, 53), bool)
     masks[0, :5], masks[1, 52], masks[2, ::2] = True, True, True

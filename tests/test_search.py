@@ -95,6 +95,46 @@ def test_seed_restarts_the_rollout_agent_too() -> None:
     np.testing.assert_array_equal(first, again)
 
 
+class _ObservationsOnly:
+    """A rule-based bot without ``act_state``: the search must encode an observation for it."""
+
+    def __init__(self, bot: agents.RuleBasedAgent) -> None:
+        self.bot, self.name, self.rules, self.layout = bot, bot.name, bot.rules, bot.layout
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return self.bot.act(observations, masks)
+
+    def seed(self, seed: int | None) -> None:
+        self.bot.seed(seed)
+
+
+@pytest.mark.parametrize("preset", ["standard", "band"])
+def test_rollouts_on_the_core_state_value_every_move_as_on_observations(preset: str) -> None:
+    """The search rolls out and weighs deals with ``hard.act_state`` (no observation encoded);
+    the same search with the observation path gives every move of every decision of a hand the
+    same value, bit for bit (the same deals, moves and tie-breaking draws)."""
+    rules = Rules.preset(preset)
+    spec = SearchSpec(k=6)
+    fast = SearchAgent(rules, agents.make("hard", rules), spec, seed=4)
+    slow = SearchAgent(rules, _ObservationsOnly(agents.make("hard", rules)), spec, seed=4)
+    assert fast._act_state is not None and slow._act_state is None
+    encoder = ObservationEncoder(rules, history=True)
+    state = core.new_hands(rules, 1, rng=8)
+    others = agents.make("hard", rules, seed=0)
+    searched = 0
+    while not state.done[0]:
+        obs, mask = encoder.encode(state, state.current)[0], core.legal_action_mask(state)[0]
+        if state.current[0] % 2 == 0 and mask.sum() > 1:
+            moves, values = fast.move_values(obs, mask)
+            np.testing.assert_array_equal(slow.move_values(obs, mask)[1], values)
+            searched += 1
+            action = moves[np.argmax(values)]
+        else:
+            action = others.act(obs[None, : encoder.plain_size], mask[None])[0]
+        core.step(state, np.array([action]))
+    assert searched >= 8
+
+
 def _reference_value(state: core.State) -> float:
     """Plain recursive minimax of one game (team 0 maximising) played to its end, one copy per move."""
     if state.done[0]:
