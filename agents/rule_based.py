@@ -45,6 +45,7 @@ from mendikot_env.cards import (
     NUM_CARDS,
     NUM_RANKS,
     RANK_OF,
+    SUIT_MASKS,
     SUIT_OF,
     TEN_RANK,
     TENS,
@@ -214,6 +215,7 @@ class RuleBasedAgent:
         self.n = rules.n_players
         # The pack: all 52, or no 2s with six or eight players.
         self.in_pack = np.isin(np.arange(NUM_CARDS), core.pack_cards(rules))
+        self.pack_bits = np.bitwise_or.reduce(core.CARD_SETS[core.pack_cards(rules)])
         self.outcome = outcome_table(rules) if self.spec.outcome else None
         self._outcome_flat = None if self.outcome is None else self.outcome.reshape(-1)
 
@@ -230,18 +232,32 @@ class RuleBasedAgent:
             return np.zeros(0, dtype=np.int64)
         return self._choose(self._utilities(obs, legal), legal)
 
-    def act_state(self, state: core.State, legal: np.ndarray) -> np.ndarray:
-        """(B,) what :meth:`act` plays for the seat to act in each game of ``state``, read from
-        the core state without encoding an observation (searches roll hands out with it).
+    def act_state(self, state: core.State, legal: np.ndarray, games: np.ndarray | None = None) -> np.ndarray:
+        """(D,) what :meth:`act` plays for the seat to act in games of ``state``, read from the
+        core state without encoding an observation (searches roll hands out with it).
 
         It reads exactly what the seat's observation holds (tests check it move for move
         against :meth:`act` on every variant) and draws the same tie-breaking jitter.
 
         Args:
             state: games in play (none over), each read from its ``current`` seat.
-            legal: (B,) uint64 their :func:`core.legal_bits`.
+            legal: (D,) uint64 the :func:`core.legal_bits` of the decisions.
+            games: (D,) optional, the game of ``state`` each decision is read from (default:
+                every game once, in order). Decisions read from one game are one decision
+                drawn again: its utilities are computed once, its tie-breaking draws per
+                decision. A belief's replays, which differ only in cards the seat to act
+                cannot see, pass one world for all the worlds its seat sees alike.
         """
         flags = unpack_sets(legal, NUM_ACTIONS).view(bool)
+        if games is None:
+            utility = self._state_utilities(state, legal, flags)
+        else:
+            read, first, inverse = np.unique(games, return_index=True, return_inverse=True)
+            utility = self._state_utilities(state.select(read), legal[first], flags[first])[inverse]
+        return self._choose(utility, flags)
+
+    def _state_utilities(self, state: core.State, legal: np.ndarray, flags: np.ndarray) -> np.ndarray:
+        """(B, 53) the utilities :meth:`_utilities` gives the seats to act in ``state``."""
         hide = state.phase == core.HIDE
         utility = np.full(flags.shape, NEG)
         if hide.any():
@@ -251,7 +267,7 @@ class RuleBasedAgent:
             play = state if not hide.any() else state.select(~hide)
             table = _Table.from_state(self, play, legal[~hide])
             utility[~hide] = self._play_utility(table, flags[~hide])
-        return self._choose(utility, flags)
+        return utility
 
     def _choose(self, utility: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """(B,) the legal action of highest utility per row, ties broken by the jitter."""
@@ -376,7 +392,7 @@ class RuleBasedAgent:
         led now, with the outcome model)."""
         spec, B = self.spec, t.B
         c_suit, c_rank, c_ten = SUIT[cards], RANK[cards], IS_TEN[cards]
-        holding = t.hand.reshape(B, 4, NUM_RANKS).sum(axis=2)  # (B, 4)
+        holding = t.holding  # (B, 4)
         c_holding = holding[rows, c_suit]
         trump_known = np.where(t.trump >= 0, t.trump, t.private)
         in_trumps = c_suit == trump_known[rows]
@@ -417,17 +433,17 @@ class RuleBasedAgent:
     def _outcomes_at(self, t: _Table, rows: np.ndarray, k: np.ndarray | int) -> tuple[np.ndarray, np.ndarray]:
         """The outcome table's value of my team taking the trick of game ``rows`` with ``k``
         tens (an integer count), and of the other team taking it (unscaled)."""
-        n_tricks = self.rules.n_tricks
-        side = n_tricks + 1  # the table is (5, 5, side, side), read flat: one take per value
-        a, b = t.tens[rows, 0], t.tens[rows, 1]
-        x, y = t.tricks[rows, 0], t.tricks[rows, 1]
-        win = self._outcome_flat.take(
-            ((np.minimum(a + k, 4 - b) * 5 + b) * side + np.minimum(x + 1, n_tricks - y)) * side + y
-        )
-        lose = self._outcome_flat.take(
-            ((a * 5 + np.minimum(b + k, 4 - a)) * side + x) * side + np.minimum(y + 1, n_tricks - x)
-        )
-        return win, lose
+        if t.outcomes is None:  # per game, both values for k = 0 .. 4 (more is as 4: no side passes 4 tens)
+            n_tricks = self.rules.n_tricks
+            side = n_tricks + 1  # the table is (5, 5, side, side), read flat: one take per value
+            k_all = np.arange(5)
+            a, b = t.tens[:, 0, None], t.tens[:, 1, None]
+            x, y = t.tricks[:, 0, None], t.tricks[:, 1, None]
+            win = ((np.minimum(a + k_all, 4 - b) * 5 + b) * side + np.minimum(x + 1, n_tricks - y)) * side + y
+            lose = ((a * 5 + np.minimum(b + k_all, 4 - a)) * side + x) * side + np.minimum(y + 1, n_tricks - x)
+            t.outcomes = (self._outcome_flat.take(win).reshape(-1), self._outcome_flat.take(lose).reshape(-1))
+        at = rows * 5 + np.minimum(k, 4)
+        return t.outcomes[0].take(at), t.outcomes[1].take(at)
 
     def _hold_chance(
         self, t: _Table, rows: np.ndarray, card: np.ndarray, led: np.ndarray, lead: np.ndarray
@@ -446,11 +462,11 @@ class RuleBasedAgent:
         cut = self.rules.trump == "cut"
         strength, trump = core.if_played(card, led, t.trump[rows], cut)  # trump: once it is played
         sp = np.where(led < 0, SUIT[card], led)  # the suit led
-        lowest = core.beating_ranks(strength, sp, trump, cut)  # (P, 4): per suit, the lowest rank that beats it
         opps = [k for k in range(1, self.n, 2)]
         after = lead[:, None] | t.opp_after[rows]  # (P, n): the seats still to play after the card
         safe = np.ones(card.shape)
-        follow_beaters = t.beaters(rows, sp, lowest)
+        # The lowest rank of the suit led that beats it, and the unseen cards from that rank up.
+        follow_beaters = t.beaters(rows, sp, core.beating_ranks(strength, sp, trump, cut, suit=sp))
         for k in opps:
             follow = t.p_holds(k, rows, sp, follow_beaters)
             safe = safe * np.where(after[:, k], 1 - follow, 1.0)
@@ -459,7 +475,7 @@ class RuleBasedAgent:
 
         # Ruffs: the chance a void opponent holds a trump that beats the card.
         tsuit = np.maximum(trump, 0)
-        ruff_beaters = t.beaters(rows, tsuit, lowest)
+        ruff_beaters = t.beaters(rows, tsuit, core.beating_ranks(strength, sp, trump, cut, suit=tsuit))
         can_ruff = (trump >= 0) & (sp != trump)
         cut_open = cut & (trump < 0)  # any card of a void opponent would set trump and beat it
         # Only the hider knows the face-down card's suit; the others assume a void opponent
@@ -535,7 +551,20 @@ class _Table:
         t.tricks = np.rint(v(obs, "tricks") * agent.rules.n_tricks).astype(np.int64)
         face_down_card = _index(v(obs, "face_down"))
         trump_state = v(obs, "trump_state").argmax(axis=1)  # 0 none, 1 face down, 2 known
-        t._infer(agent, played.max(axis=1) > 0.5, (played @ _ONES).astype(np.int64), face_down_card, trump_state == 1)
+        # What is still in the other hands: everything not played (or, without memory, not in
+        # the trick) and not mine.
+        if agent.spec.memory:
+            gone = played.max(axis=1) > 0.5
+        else:
+            gone = np.zeros_like(t.hand)
+            has = t.trick_card >= 0
+            gone[np.nonzero(has)[0], t.trick_card[has]] = True
+        unseen = ~gone & ~t.hand & ~t.face_down & agent.in_pack[None, :]
+        unseen_from = np.zeros((obs.shape[0], 4, NUM_RANKS + 1), np.int64)
+        unseen_from[:, :, :NUM_RANKS] = unseen.reshape(-1, 4, NUM_RANKS).astype(np.float32) @ _AT_OR_ABOVE
+        holding = t.hand.reshape(-1, 4, NUM_RANKS).sum(axis=2)
+        played_count = (played @ _ONES).astype(np.int64)
+        t._infer(agent, unseen, unseen_from, holding, played_count, face_down_card, trump_state == 1)
         return t
 
     @classmethod
@@ -550,10 +579,18 @@ class _Table:
         sets = np.stack([np.take_along_axis(state.hands, rel[:, :1], axis=1)[:, 0], core.CARD_SETS[mine_down]], axis=1)
         played = np.take_along_axis(state.played, rel, axis=1)  # (B, n) sets by relative seat
         winning, takers = core.trick_outlook(state, legal)
-        gone = np.bitwise_or.reduce(played, axis=1)
-        flags = unpack_sets(np.concatenate([sets, takers[:, None], gone[:, None]], axis=1)).view(bool)
-        t.hand, t.face_down, t.take_lead, gone_flags = flags[:, 0], flags[:, 1], flags[:, 2], flags[:, 3]
         t.trick_card = np.take_along_axis(state.trick_cards, rel, axis=1)
+        if agent.spec.memory:
+            gone = np.bitwise_or.reduce(played, axis=1)
+        else:
+            gone = np.bitwise_or.reduce(core.CARD_SETS[t.trick_card], axis=1)
+        unseen = agent.pack_bits & ~(gone | sets[:, 0] | sets[:, 1])
+        flags = unpack_sets(np.concatenate([sets, takers[:, None], unseen[:, None]], axis=1)).view(bool)
+        t.hand, t.face_down, t.take_lead = flags[:, 0], flags[:, 1], flags[:, 2]
+        # Counts by popcount: unseen cards of each suit from each rank up, and mine per suit.
+        unseen_from = np.zeros((B, 4, NUM_RANKS + 1), np.int64)
+        unseen_from[:, :, :NUM_RANKS] = popcount(unseen[:, None, None] & _FROM_RANK_SETS)
+        holding = popcount(sets[:, :1] & SUIT_MASKS).astype(np.int64)
         t.shown_out = (np.take_along_axis(state.voids, rel, axis=1)[:, :, None] >> _SUIT_BITS & 1).astype(bool)
         t.led, t.trump = state.led_suit, state.trump
         t.hider = np.where(state.hider >= 0, (state.hider - seat) % n, -1)
@@ -565,20 +602,25 @@ class _Table:
         t.tens = np.stack([tens[every, mine], tens[every, theirs]], axis=1)
         t.tricks = np.stack([tricks[every, mine], tricks[every, theirs]], axis=1)
         face_down_set = state.face_down >= 0
-        t._infer(agent, gone_flags, popcount(played).astype(np.int64), mine_down, face_down_set & (state.trump < 0))
+        played_count = popcount(played).astype(np.int64)
+        t._infer(agent, flags[:, 3], unseen_from, holding, played_count, mine_down, face_down_set & (state.trump < 0))
         return t
 
     def _infer(
         self,
         agent: RuleBasedAgent,
-        gone: np.ndarray,
+        unseen: np.ndarray,
+        unseen_from: np.ndarray,
+        holding: np.ndarray,
         played_count: np.ndarray,
         face_down_card: np.ndarray,
         face_down_state: np.ndarray,
     ) -> None:
-        """What the seat infers from what it sees: ``gone`` (B, 52) the cards played,
-        ``played_count`` (B, n) per relative seat, ``face_down_card`` its own face-down card
-        (-1 none) and ``face_down_state`` whether the band card lies face down with no trump."""
+        """What the seat infers from what it sees: ``unseen`` (B, 52) the cards in other hands
+        (or face down elsewhere), ``unseen_from`` (B, 4, 14) how many of each suit from each
+        rank up (0 past the ace), ``holding`` (B, 4) my cards per suit, ``played_count`` (B, n)
+        per relative seat, ``face_down_card`` my own face-down card (-1 none) and
+        ``face_down_state`` whether the band card lies face down with no trump."""
         n, rules, spec = agent.n, agent.rules, agent.spec
         B = self.hand.shape[0]
         self.B = B
@@ -595,20 +637,12 @@ class _Table:
         self.hidden = face_down_state & (self.trump < 0)  # band card face down
         self.private = np.where(face_down_card >= 0, face_down_card // NUM_RANKS, -1)
 
-        # What is still in the other hands: everything not played and not mine.
-        if spec.memory:
-            voids = self.shown_out if spec.voids else np.zeros_like(self.shown_out)
-        else:
-            gone = np.zeros((B, NUM_CARDS), bool)
-            gone[np.nonzero(has)[0], self.trick_card[has]] = True
-            voids = np.zeros_like(self.shown_out)
-        self.unseen = ~gone & ~self.hand & ~self.face_down & agent.in_pack[None, :]
-        u_suit = self.unseen.reshape(B, 4, NUM_RANKS)
-        from_rank = np.zeros((B, 4, NUM_RANKS + 1), np.int64)
-        from_rank[:, :, :NUM_RANKS] = u_suit.astype(np.float32) @ _AT_OR_ABOVE
-        self.unseen_from = from_rank  # (B, 4, 14) unseen cards of each suit of rank >= r
-        self.hi_unseen = from_rank[:, :, 1:].reshape(B, NUM_CARDS)  # unseen cards of the card's suit ranked above it
-        self.unseen_in_suit = from_rank[:, :, 0]  # (B, 4)
+        voids = self.shown_out if spec.memory and spec.voids else np.zeros_like(self.shown_out)
+        self.unseen = unseen
+        self.holding = holding
+        self.unseen_from = unseen_from  # (B, 4, 14) unseen cards of each suit of rank >= r
+        self.hi_unseen = unseen_from[:, :, 1:].reshape(B, NUM_CARDS)  # unseen cards of the card's suit ranked above it
+        self.unseen_in_suit = unseen_from[:, :, 0]  # (B, 4)
         self.voids = voids
 
         # Card-location model: cards left in each other hand, and the room for each suit.
@@ -622,13 +656,12 @@ class _Table:
         self.room = np.maximum(room, self.unseen_in_suit)
         self._void_cache: dict[int, np.ndarray] = {}
         self._holds_cache: dict[int, np.ndarray] = {}
+        self.outcomes: tuple[np.ndarray, np.ndarray] | None = None  # the agent's outcome values, once read
 
-    def beaters(self, rows: np.ndarray, suit: np.ndarray, lowest: np.ndarray) -> np.ndarray:
+    def beaters(self, rows: np.ndarray, suit: np.ndarray, rank: np.ndarray) -> np.ndarray:
         """(P,) unseen cards of ``suit`` (P,) in game ``rows`` that would beat a card, given the
-        lowest rank of each suit that beats it (P, 4) from :func:`core.beating_ranks`."""
-        rank = lowest[np.arange(suit.size), suit]
-        flat = (rows * 4 + suit) * (NUM_RANKS + 1) + rank
-        return self.unseen_from.reshape(-1)[flat]
+        lowest rank of that suit that beats it (P,) from :func:`core.beating_ranks`."""
+        return self.unseen_from.reshape(-1).take((rows * 4 + suit) * (NUM_RANKS + 1) + rank)
 
     def p_void(self, k: int) -> np.ndarray:
         """(B, 4) chance that relative seat ``k`` holds no card of each suit."""
@@ -665,3 +698,8 @@ _IDS = np.arange(1, NUM_CARDS + 1, dtype=np.float32)  # index + 1
 _ONES = np.ones(NUM_CARDS, np.float32)  # counts
 _AT_OR_ABOVE = np.tril(np.ones((NUM_RANKS, NUM_RANKS), np.float32))  # [j, r] = rank j >= r
 _SUIT_BITS = np.arange(4, dtype=np.uint8)  # a 4-bit set of suits, bit by bit
+# _FROM_RANK_SETS[s, r]: the cards of suit s ranked r or higher, as a set.
+_FROM_RANK_SETS = np.array(
+    [[sum(1 << (s * NUM_RANKS + j) for j in range(r, NUM_RANKS)) for r in range(NUM_RANKS)] for s in range(4)],
+    dtype=np.uint64,
+)

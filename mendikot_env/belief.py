@@ -833,7 +833,12 @@ def _chance(
     probabilities = getattr(policy, "probabilities", None)
     act_state = getattr(policy, "act_state", None)  # reads the core state: no observation to encode
     if act_state is not None and not callable(probabilities):
-        chance[free] = (1.0 - epsilon) * (act_state(worlds.select(free), bits[free]) == move) + epsilon / counts[free]
+        # The worlds share the history, so two with the same cards for the mover (and the same
+        # face-down card if it hid it) are the same to it: the policy weighs each such hand once.
+        own = worlds.hands[free, mover] | CARD_SETS[np.where(worlds.hider[free] == mover, worlds.face_down[free], -1)]
+        _, first, inverse = np.unique(own, return_index=True, return_inverse=True)
+        chosen = act_state(worlds, bits[free], free[first][inverse])
+        chance[free] = (1.0 - epsilon) * (chosen == move) + epsilon / counts[free]
         return chance
     obs = encoder.encode(worlds, np.full(M, mover), None if score is None else np.repeat(score, M, axis=0), legal=bits)[
         free

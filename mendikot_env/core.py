@@ -926,16 +926,23 @@ def if_played(cards: np.ndarray, led: np.ndarray, trump: np.ndarray, cut: bool) 
     return strength.reshape(cards.shape), trump
 
 
-def beating_ranks(strength: np.ndarray, led: np.ndarray, trump: np.ndarray, cut: bool) -> np.ndarray:
+def beating_ranks(
+    strength: np.ndarray, led: np.ndarray, trump: np.ndarray, cut: bool, suit: np.ndarray | None = None
+) -> np.ndarray:
     """(..., 4) the lowest rank of each suit whose cards, played now, beat a card of ``strength``.
 
     NUM_RANKS where no card of the suit would. ``strength`` (...) is a :func:`card_strength`
     (the best in the trick so far, or a card's :func:`if_played` strength); ``led``, ``trump``
-    and ``cut`` describe the trick as in :func:`if_played` and broadcast to ``strength``.
+    and ``cut`` describe the trick as in :func:`if_played` and broadcast to ``strength``. With
+    ``suit`` (shaped like ``strength``), only that suit's rank, shaped like ``strength``.
     """
     # Within a suit the strength of a card is its rank plus the same base (card_strength).
-    base = np.take(_SUIT_BASE[int(cut)], _trick_kind(np.asarray(led), np.asarray(trump)), axis=0)
-    return np.minimum(np.maximum(np.asarray(strength)[..., None] - base + 1, 0), NUM_RANKS)  # np.clip is slow here
+    kind = _trick_kind(np.asarray(led), np.asarray(trump))
+    if suit is None:
+        base = np.take(_SUIT_BASE[int(cut)], kind, axis=0)
+        return np.minimum(np.maximum(np.asarray(strength)[..., None] - base + 1, 0), NUM_RANKS)  # np.clip is slow here
+    base = _SUIT_BASE[int(cut)].reshape(-1).take(kind * 4 + suit)
+    return np.minimum(np.maximum(strength - base + 1, 0), NUM_RANKS)
 
 
 _SUITS = np.arange(4)
