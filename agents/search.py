@@ -4,7 +4,8 @@ For each decision the agent draws K deals consistent with its observation
 (:class:`mendikot_env.belief.Belief`, face-down band card included; by default the likeliest
 under the rollout policy's play of the moves seen, ``infer`` below), plays each distinct legal
 move (one card of each run of equal cards, :func:`distinct_moves`) in each deal and finishes the
-hand: a rollout policy (the ``hard`` rule-based bot by default) plays every seat until the
+hand: a rollout policy (the ``hard`` rule-based bot by default, which reads the sampled deal's
+core state from each seat's view, :meth:`RuleBasedAgent.act_state`) plays every seat until the
 outcome is settled (no play can change the winner or the points) or ``exact`` tricks are left,
 and those last tricks are searched exactly, every line of play enumerated as a batch and
 minimaxed (the observer's team maximising, the other minimising) with all cards open, as in the
@@ -72,7 +73,7 @@ FIRST_ROUND = 8  # deals of the first round under a time budget, which times the
 class SearchSpec:
     """The settings of a search agent, as its spec names them."""
 
-    k: int = 48  # deals sampled per decision (48: the most that keeps to 50 ms a decision here)
+    k: int = 112  # deals sampled per decision (112: about the most that keeps to 50 ms a decision here)
     rollout: str = "hard"  # the policy that plays every seat until the exact search takes over
     exact: int = 2  # tricks left (the current one included) searched exactly; 0: roll out to the end
     budget_ms: float | None = None  # time budget per decision (None: always K deals)
@@ -393,7 +394,7 @@ def exact_values(state: core.State) -> np.ndarray:
     level. The tree grows with the cards left, so it is meant for the last tricks of a hand.
     """
     levels = []  # per level: (leaf values, live nodes, first child of each, team 0 to move)
-    frontier = state
+    frontier, own = state, False  # own: the frontier is this function's to step in place
     while True:
         value = team_value(frontier)  # meaningful for the settled games
         live = np.flatnonzero(~settled(frontier))
@@ -403,7 +404,8 @@ def exact_values(state: core.State) -> np.ndarray:
         if live.size == 0:
             break
         parents, moves = np.nonzero(flags)  # row-major: each node's children are contiguous
-        frontier = frontier.select(live[parents])
+        if not own or not parents.size == live.size == frontier.batch_size:  # else all live, one move each
+            frontier, own = frontier.select(live[parents]), True
         core.step(frontier, moves, check=False)
     below = np.zeros(0)
     for value, live, first, maximise in reversed(levels):
