@@ -91,6 +91,7 @@ EPSILON = 0.1
 LIKELIEST_MARGIN = 5.0
 # Largest (samples x suit counts x slots) block drawn at once: bounds memory with 6 or 8 players.
 _BLOCK = 2_000_000
+_ROOM_RADIX = 64 ** np.arange(10, dtype=np.int64)  # room vectors (up to 10 slots, entries < 64) as integers
 
 
 @dataclass(frozen=True)
@@ -424,14 +425,20 @@ class Belief:
             parts, weights = _compositions(cards.size, self._allowed[:, suit], self._sizes)
             counts = np.empty_like(caps)
             flat_table = self._tables[suit].reshape(-1)
-            block = max(1, _BLOCK // max(1, parts.size))
-            for lo in range(0, n, block):  # blocks bound the (samples, V, S) arrays
-                rest = caps[lo : lo + block, None, :] - parts[None]
-                fits = (rest >= 0).all(axis=2)
-                ways = np.where(fits, flat_table[(np.maximum(rest, 0) * strides).sum(axis=2)], 0.0) * weights
-                cdf = np.cumsum(ways, axis=1)
-                target = rng.random(cdf.shape[0]) * cdf[:, -1]
-                counts[lo : lo + block] = parts[(cdf <= target[:, None]).sum(axis=1)]
+            # The chance of each split depends on the room left in the slots alone: computed
+            # once per distinct room (few: the suits drawn so far left only so many).
+            keys = caps @ _ROOM_RADIX[: caps.shape[1]]  # one integer per room vector (each entry < 64)
+            _, first, room_of = np.unique(keys, return_index=True, return_inverse=True)
+            rooms = caps[first]
+            rest = rooms[:, None, :] - parts[None]  # (rooms, V, S)
+            fits = (rest >= 0).all(axis=2)
+            ways = np.where(fits, flat_table[(np.maximum(rest, 0) * strides).sum(axis=2)], 0.0) * weights
+            cdf = np.cumsum(ways, axis=1)
+            block = max(1, _BLOCK // max(1, parts.shape[0]))
+            for lo in range(0, n, block):  # blocks bound the (samples, V) arrays
+                at = room_of[lo : lo + block]
+                target = rng.random(at.size) * cdf[at, -1]
+                counts[lo : lo + block] = parts[(cdf[at] <= target[:, None]).sum(axis=1)]
             caps -= counts
             hidden |= _deal_suit(cards, counts, rng)
         out[:, self._active] = hidden
@@ -643,12 +650,14 @@ def _deal_suit(cards: np.ndarray, counts: np.ndarray, rng: np.random.Generator) 
     """(n, S) uint64: the cards of one suit dealt at random, ``counts[i, j]`` to slot j of sample i."""
     n = counts.shape[0]
     shuffled = cards[np.argsort(rng.random((n, cards.size)), axis=1)]
-    bounds = np.cumsum(counts, axis=1)
-    slot = (np.arange(cards.size)[None, :, None] >= bounds[:, None, :]).sum(axis=2)  # (n, u)
-    bits = CARD_BITS[shuffled]
-    return np.stack([np.where(slot == j, bits, 0).sum(axis=1) for j in range(counts.shape[1])], axis=1).astype(
-        np.uint64
-    )
+    # Slot j takes the shuffled cards from place bounds[j - 1] to bounds[j]: the difference of
+    # two running sums of their bits (distinct bits: the sums are exact sets).
+    running = np.zeros((n, cards.size + 1), np.uint64)
+    np.cumsum(CARD_BITS[shuffled], axis=1, out=running[:, 1:])
+    bounds = np.zeros((n, counts.shape[1] + 1), np.int64)
+    np.cumsum(counts, axis=1, out=bounds[:, 1:])
+    ends = np.take_along_axis(running, bounds, axis=1)
+    return ends[:, 1:] - ends[:, :-1]
 
 
 def sample_worlds(info_state: InfoState, n: int, rng: np.random.Generator | int | None = None, seat: int = 0) -> State:
