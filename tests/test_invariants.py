@@ -241,8 +241,8 @@ def test_what_if_agrees_with_playing_the_card(name: str) -> None:
     """core.if_played and core.beating_ranks (the what-if the bots use) against the core
     itself: each legal card, played in a copy, takes the lead exactly when its what-if
     strength beats the best so far, with that strength and the trump it said; and
-    beating_ranks agrees with if_played on every card of the pack. (The collection does not
-    change how a trick is won.)"""
+    beating_ranks agrees with if_played on every card of the pack, all suits or one asked.
+    (The collection does not change how a trick is won.)"""
     rules = VARIANTS[name]
     rng = np.random.default_rng([11, sorted(VARIANTS).index(name)])
     B = 32
@@ -259,6 +259,10 @@ def test_what_if_agrees_with_playing_the_card(name: str) -> None:
         lowest = core.beating_ranks(best, led, trump, cut)
         beats = pack % 13 >= lowest[rows[:, None], pack // 13]
         assert (beats == (strength > best[:, None]))[started].all()
+        for suit in range(4):  # one suit asked: that suit's column
+            np.testing.assert_array_equal(
+                core.beating_ranks(best, led, trump, cut, suit=np.full(B, suit)), lowest[:, suit]
+            )
 
         playing = state.phase == core.PLAY
         flags = core.unpack_sets(bits & ~np.uint64(1 << ASK_ACTION), 52).astype(bool)
