@@ -790,14 +790,15 @@ def _mixed_deals(
     first_ids = np.unique(first, return_index=True)[1]  # equal cards, equal weight: once each
     second_ids = np.unique(second, return_index=True)[1]
     a, b = first_ids[:, None], second_ids[None, :]
-    left = np.uint64(slots.unseen) & ~first[a] & ~second[b]  # the partner's (and the card it hid)
+    unseen = np.uint64(slots.unseen)
     fits = (first[a] & second[b]) == 0
-    partner_down = np.zeros_like(left)
-    if down and hider == 2:  # the partner's face-down card: the first draw's, else the second's
-        partner_down = np.where(face_down[a] & left, face_down[a], face_down[b] & left)
-        fits &= partner_down != 0
+    partner_hid = down and hider == 2
     forbidden = np.uint64(sum(int(SUIT_MASKS[s]) for s in range(NUM_SUITS) if not slots.allowed[2][s]))
-    fits &= ((left & ~partner_down) & forbidden) == 0
+    if partner_hid or forbidden:  # the partner's cards (and the card it hid) must fit: a grid of them
+        left = unseen & ~first[a] & ~second[b]
+        partner_down = _partner_down(face_down[a], face_down[b], left) if partner_hid else np.zeros_like(left)
+        fits &= (partner_down != 0) | (not partner_hid)
+        fits &= ((left & ~partner_down) & forbidden) == 0
     score = by_seat[a, 1] + by_seat[b, 3]
     rows, cols = np.nonzero(fits)
     ties = rng.random(rows.size) * 1e-6  # far below any difference of two weights (> 1e-3)
@@ -806,11 +807,18 @@ def _mixed_deals(
     out = np.zeros((best.size, hidden.shape[1]), np.uint64)
     out[:, 1] = hidden[i, 1]
     out[:, 3] = hidden[j, 3]
-    pair_down = partner_down[rows[best], cols[best]]
+    left = unseen & ~first[i] & ~second[j]  # the kept pairs' partner cards
     if down:
+        pair_down = _partner_down(face_down[i], face_down[j], left)
         out[:, 4] = face_down[i] if hider == 1 else face_down[j] if hider == 3 else pair_down
-    out[:, 2] = left[rows[best], cols[best]] & ~out[:, 4]
+    out[:, 2] = left & ~out[:, 4]
     return np.resize(out, (n, out.shape[1]))  # fewer distinct deals than n exist: some come twice
+
+
+def _partner_down(first_down: np.ndarray, second_down: np.ndarray, left: np.ndarray) -> np.ndarray:
+    """The card the partner hid in a pair of draws: the first draw's face-down card if it is
+    left to the partner, else the second's (0 when neither is)."""
+    return np.where(first_down & left, first_down, second_down & left)
 
 
 def _match_points(rules: Rules, view: SeatView, seat: int) -> np.ndarray:
