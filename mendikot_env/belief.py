@@ -852,7 +852,9 @@ def _chance(
     if act_state is not None and not callable(probabilities):
         # The worlds share the history, so two with the same cards for the mover (and the same
         # face-down card if it hid it) are the same to it: the policy weighs each such hand once.
-        own = worlds.hands[free, mover] | CARD_SETS[np.where(worlds.hider[free] == mover, worlds.face_down[free], -1)]
+        # The key: the hand's 52 bits, and above them the face-down card the mover hid, plus one.
+        hid = np.where(worlds.hider[free] == mover, worlds.face_down[free] + 1, 0).astype(np.uint64)
+        own = worlds.hands[free, mover] | hid << np.uint64(NUM_CARDS)
         _, first, inverse = np.unique(own, return_index=True, return_inverse=True)
         chosen = act_state(worlds, bits[free], free[first][inverse])
         chance[free] = (1.0 - epsilon) * (chosen == move) + epsilon / counts[free]

@@ -135,6 +135,27 @@ def test_rollouts_on_the_core_state_value_every_move_as_on_observations(preset: 
     assert searched >= 8
 
 
+@pytest.mark.parametrize(("seed", "seat"), [(4, 1), (7, 2)])
+def test_weighing_through_the_core_state_tells_apart_the_cards_a_hider_kept_and_hid(seed: int, seat: int) -> None:
+    """``Belief.weigh`` asks a bot that reads the core state once per distinct view of the mover:
+    its hand and, if it hid the band card, that card. Two deals where the hider holds one card
+    and hid another, and the reverse, are two views. At the start of trick 8 of these band hands
+    (where 64 draws hold such pairs) the log weights equal those of the bot read through
+    observations, deal by deal."""
+    band = Rules.preset("band")
+    hard = agents.make("hard", band)
+    encoder = ObservationEncoder(band, history=True)
+    state = core.new_hands(band, 1, rng=seed)
+    while not (state.trick_no[0] == 7 and state.trick_size[0] == 0):
+        obs, mask = encoder.encode(state, state.current), core.legal_action_mask(state)
+        core.step(state, hard.act(obs[:, : hard.layout.size], mask))
+    assert state.face_down[0] >= 0 and state.hider[0] != seat  # the band card still down, hidden by another
+    belief = Belief(InfoState(band, encoder.encode(state, np.array([seat]))[0], None))
+    by_state = belief.weigh(hard, 64, rng=0)
+    by_observation = belief.weigh(_ObservationsOnly(hard), 64, rng=0)
+    np.testing.assert_array_equal(by_state.log_weights, by_observation.log_weights)
+
+
 def _reference_value(state: core.State) -> float:
     """Plain recursive minimax of one game (team 0 maximising) played to its end, one copy per move."""
     if state.done[0]:
