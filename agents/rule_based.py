@@ -1,12 +1,13 @@
 """Rule-based Mendikot players at three levels, batched with numpy.
 
-The agent reads only its observation vector (decoded with the layout's named views) and
-the legal mask, and scores every legal action of every game at once: no Python loop runs
-over games. A search's rollouts call ``act_state`` instead, which reads the same facts of the
-seat to act straight from the core state (no observation encoded and parsed back each step)
-and plays the same moves. Each card gets a utility: with ``p`` the chance that our team takes the trick
-if we play it, the utility is ``p * (value if we take it) + (1 - p) * (value if they do)``
-minus what the card is worth in later tricks. The trick's value counts the tens in it
+The agent reads only what its seat may know: its observation vector (decoded with the
+layout's named views) and the legal mask, or, in a search's rollouts, ``act_state``, which
+reads the same facts of the seat to act straight from the core state (no observation encoded
+and parsed back each step) and plays the same moves. It scores every legal action of every
+game at once: no Python loop runs over games. Each card gets a utility: with ``p`` the
+chance that our team takes the trick if we play it, the utility is
+``p * (value if we take it) + (1 - p) * (value if they do)`` minus what the card is worth in
+later tricks. The trick's value counts the tens in it
 (and our ten if we play one). That one formula gives the club player's habits: throw a
 ten onto a trick the partner is safely winning, keep your own tens out of tricks you will
 lose, win a trick holding a ten with the cheapest safe card, and otherwise play low.
