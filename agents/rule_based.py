@@ -51,6 +51,7 @@ from mendikot_env.cards import (
     SUIT_OF,
     TEN_RANK,
     TENS,
+    cards_to_set,
     unpack_sets,
 )
 from mendikot_env.observation import observation_layout
@@ -204,7 +205,7 @@ class RuleBasedAgent:
         self.n = rules.n_players
         # The pack: all 52, or no 2s with six or eight players.
         self.in_pack = np.isin(np.arange(NUM_CARDS), core.pack_cards(rules))
-        self.pack_bits = np.bitwise_or.reduce(core.CARD_SETS[core.pack_cards(rules)])
+        self.pack_bits = np.uint64(cards_to_set(core.pack_cards(rules)))  # the same, as a card set
         self.outcome = outcome_table(rules) if self.spec.outcome else None
         self._outcome_flat = None if self.outcome is None else self.outcome.reshape(-1)
 

@@ -341,7 +341,7 @@ class SearchAgent:
             actions = masks.argmax(axis=1)
             free = np.flatnonzero(masks.sum(axis=1) > 1)  # a forced card needs no policy call
             if free.size and self._act_state is not None:  # the rule-based bots read the core state
-                actions[free] = self._act_state(state if free.size == len(masks) else state.select(free), legal[free])
+                actions[free] = self._act_state(state, legal[free], None if free.size == len(masks) else free)
             elif free.size:
                 obs = self.encoder.encode(state, state.current, legal=legal)
                 actions[free] = self.rollout.act(obs[free], masks[free])

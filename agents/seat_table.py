@@ -14,7 +14,7 @@ from typing import Protocol
 import numpy as np
 
 from mendikot_env import core
-from mendikot_env.cards import NUM_CARDS, NUM_RANKS, SUIT_MASKS, popcount, unpack_sets
+from mendikot_env.cards import NUM_CARDS, NUM_RANKS, RANKS_FROM, SUIT_MASKS, popcount, unpack_sets
 from mendikot_env.observation import Layout
 from mendikot_env.rules import Rules
 
@@ -130,8 +130,7 @@ class SeatTable:
         flags = unpack_sets(np.concatenate([sets, takers[:, None], unseen[:, None]], axis=1)).view(bool)
         t.hand, t.face_down, t.take_lead = flags[:, 0], flags[:, 1], flags[:, 2]
         # Counts by popcount: unseen cards of each suit from each rank up, and mine per suit.
-        unseen_from = np.zeros((B, 4, NUM_RANKS + 1), np.int64)
-        unseen_from[:, :, :NUM_RANKS] = popcount(unseen[:, None, None] & _FROM_RANK_SETS)
+        unseen_from = popcount(unseen[:, None, None] & RANKS_FROM).astype(np.int64)
         holding = popcount(sets[:, :1] & SUIT_MASKS).astype(np.int64)
         t.shown_out = (np.take_along_axis(state.voids, rel, axis=1)[:, :, None] >> _SUIT_BITS & 1).astype(bool)
         t.led, t.trump = state.led_suit, state.trump
@@ -240,8 +239,3 @@ _IDS = np.arange(1, NUM_CARDS + 1, dtype=np.float32)  # index + 1
 _ONES = np.ones(NUM_CARDS, np.float32)  # counts
 _AT_OR_ABOVE = np.tril(np.ones((NUM_RANKS, NUM_RANKS), np.float32))  # [j, r] = rank j >= r
 _SUIT_BITS = np.arange(4, dtype=np.uint8)  # a 4-bit set of suits, bit by bit
-# _FROM_RANK_SETS[s, r]: the cards of suit s ranked r or higher, as a set.
-_FROM_RANK_SETS = np.array(
-    [[sum(1 << (s * NUM_RANKS + j) for j in range(r, NUM_RANKS)) for r in range(NUM_RANKS)] for s in range(4)],
-    dtype=np.uint64,
-)

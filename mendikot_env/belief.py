@@ -796,8 +796,10 @@ def _mixed_deals(
     forbidden = np.uint64(sum(int(SUIT_MASKS[s]) for s in range(NUM_SUITS) if not slots.allowed[2][s]))
     if partner_hid or forbidden:  # the partner's cards (and the card it hid) must fit: a grid of them
         left = unseen & ~first[a] & ~second[b]
-        partner_down = _partner_down(face_down[a], face_down[b], left) if partner_hid else np.zeros_like(left)
-        fits &= (partner_down != 0) | (not partner_hid)
+        partner_down = np.zeros_like(left)
+        if partner_hid:
+            partner_down = _partner_down(face_down[a], face_down[b], left)
+            fits &= partner_down != 0
         fits &= ((left & ~partner_down) & forbidden) == 0
     score = by_seat[a, 1] + by_seat[b, 3]
     rows, cols = np.nonzero(fits)
@@ -808,9 +810,10 @@ def _mixed_deals(
     out[:, 1] = hidden[i, 1]
     out[:, 3] = hidden[j, 3]
     left = unseen & ~first[i] & ~second[j]  # the kept pairs' partner cards
-    if down:
-        pair_down = _partner_down(face_down[i], face_down[j], left)
-        out[:, 4] = face_down[i] if hider == 1 else face_down[j] if hider == 3 else pair_down
+    if partner_hid:
+        out[:, 4] = _partner_down(face_down[i], face_down[j], left)
+    elif down:  # an opponent hid it: its own draw's card
+        out[:, 4] = face_down[i] if hider == 1 else face_down[j]
     out[:, 2] = left & ~out[:, 4]
     return np.resize(out, (n, out.shape[1]))  # fewer distinct deals than n exist: some come twice
 

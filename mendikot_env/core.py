@@ -939,10 +939,10 @@ def beating_ranks(
     # Within a suit the strength of a card is its rank plus the same base (card_strength).
     kind = _trick_kind(np.asarray(led), np.asarray(trump))
     if suit is None:
-        base = np.take(_SUIT_BASE[int(cut)], kind, axis=0)
-        return np.minimum(np.maximum(np.asarray(strength)[..., None] - base + 1, 0), NUM_RANKS)  # np.clip is slow here
-    base = _SUIT_BASE[int(cut)].reshape(-1).take(kind * 4 + suit)
-    return np.minimum(np.maximum(strength - base + 1, 0), NUM_RANKS)
+        strength, base = np.asarray(strength)[..., None], np.take(_SUIT_BASE[int(cut)], kind, axis=0)
+    else:
+        base = _SUIT_BASE[int(cut)].reshape(-1).take(kind * 4 + suit)
+    return np.minimum(np.maximum(strength - base + 1, 0), NUM_RANKS)  # np.clip is slow here
 
 
 _SUITS = np.arange(4)
