@@ -105,6 +105,40 @@ class Rules:
         """Cards dealt to each seat."""
         return self.n_tricks
 
+    # What a variant does, asked by the code in place of the variant's name (house style
+    # 15): a fourth trump method sets these and touches only the places whose play differs.
+
+    @property
+    def has_face_down(self) -> bool:
+        """The first player lays a card face down to set trump (band hukum): a HIDE phase,
+        a hider, and a card that some seats cannot see."""
+        return self.trump == "band"
+
+    @property
+    def trump_by_first_cut(self) -> bool:
+        """Trump is set by the first card that fails to follow suit (it counts as a trump at once)."""
+        return self.trump == "cut"
+
+    @property
+    def trump_known_from_start(self) -> bool:
+        """A card drawn face up at the deal sets trump for the whole hand (open draw)."""
+        return self.trump == "open"
+
+    @property
+    def can_ask(self) -> bool:
+        """A player who cannot follow may ask for the face-down card (action 52)."""
+        return self.has_face_down and self.reveal == "ask"
+
+    @property
+    def reveals_at_void(self) -> bool:
+        """The face-down card turns up by itself when the player to act cannot follow."""
+        return self.has_face_down and self.reveal == "auto"
+
+    @property
+    def collects_two_in_a_row(self) -> bool:
+        """Won tricks wait in the middle until one team wins two in a row (Dehla Pakad)."""
+        return self.collection == "dehla"
+
     @classmethod
     def preset(cls, name: str, **overrides: Any) -> Rules:
         """A named preset from RULES.md (``standard``, ``band``, ...), with optional overrides."""
@@ -144,7 +178,8 @@ class Rules:
         differ = [
             name
             for name in HAND_FIELDS
-            if getattr(self, name) != getattr(other, name) and (name != "reveal" or self.trump == other.trump == "band")
+            if getattr(self, name) != getattr(other, name)
+            and (name != "reveal" or self.has_face_down and other.has_face_down)
         ]
         return [f"{name}: {getattr(self, name)!r} vs {getattr(other, name)!r}" for name in differ]
 
