@@ -358,7 +358,7 @@ class RuleBasedAgent:
         utility = value - cost
 
         # ---- cut hukum: the first card off suit chooses trump for the hand.
-        if rules.trump == "cut":
+        if rules.trump_by_first_cut:
             _, trump_after = core.if_played(cards, t.led[rows], t.trump[rows], cut=True)
             cut_now = trump_after != t.trump[rows]
             strength = self._suit_strength(t.hand)
@@ -370,7 +370,7 @@ class RuleBasedAgent:
 
         out = np.full((B, NUM_ACTIONS), NEG)
         out[rows, cards] = utility
-        if rules.trump == "band" and rules.reveal == "ask":
+        if rules.can_ask:
             out[:, ASK_ACTION] = self._ask_utility(t, trick_tens, partner_win)
         return out
 
@@ -449,7 +449,7 @@ class RuleBasedAgent:
         :func:`core.beating_ranks`); where they lie is the card-location model.
         """
         spec = self.spec
-        cut = self.rules.trump == "cut"
+        cut = self.rules.trump_by_first_cut
         strength, trump = core.if_played(card, led, t.trump[rows], cut)  # trump: once it is played
         sp = np.where(led < 0, SUIT[card], led)  # the suit led
         opps = [k for k in range(1, self.n, 2)]

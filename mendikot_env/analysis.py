@@ -242,7 +242,7 @@ REVEAL_CATEGORIES = ("opponents asked", "hider's side asked", "opponents, automa
 def reveal_counts(facts: HandFacts) -> RevealCounts:
     """Count the reveals of band hukum hands by trick, side (the hider's or the opponents')
     and way (asked, or automatic: the hider's last card or, with ``reveal="auto"``, a void)."""
-    if facts.rules.trump != "band":
+    if not facts.rules.has_face_down:
         raise ValueError("reveal_counts needs band hukum hands (rules.trump == 'band')")
     t = facts.rules.n_tricks
     side, asked, trick = facts.revealer_side, facts.asked, facts.reveal_trick

@@ -525,7 +525,7 @@ def _play_matches(rules: Rules, agent_a: Any, agent_b: Any, pairs: int, seed: in
             live.size,
             deals=deal_cards(base)[pair_of[live]],
             dealers=match.dealer[live],
-            open_cards=base.open_card[pair_of[live]] if rules.trump == "open" else None,
+            open_cards=base.open_card[pair_of[live]] if rules.trump_known_from_start else None,
         )
         play_hands(state, [agent_a, agent_b], _team_agent(a_team[live]), encoder, match_score=match.scores[live])
         match.record(rules, core.hand_results(state), live)

@@ -440,7 +440,7 @@ def legal_bits(state: State) -> np.ndarray:
     follow while the band card is still face down (reveal="ask").
     """
     rules = state.rules
-    band, ask = rules.trump == "band", rules.trump == "band" and rules.reveal == "ask"
+    band, ask = rules.has_face_down, rules.can_ask
     if state.batch_size == 1:  # one game (the AEC env's): the rule on its numbers, read once
         # current is NO_SEAT (-1) only when the hand is over: it then reads the last seat's
         # (empty) hand, and the rule masks the result to 0.
@@ -649,11 +649,11 @@ def _play(state: State, sel: slice | np.ndarray | int, games: np.ndarray | int, 
     read, tables = (np.ndarray.item, _PLAY_LISTS[n]) if one else (np.ndarray.__getitem__, _PLAY_TABLES[n])
     seat = read(state.current, sel)
     flat = games * n + seat  # index into the (B * n) flattened per-seat arrays
-    band = rules.trump == "band"
+    band = rules.has_face_down
     known = read(state.known_card, sel) if band else NO_CARD
-    cut = rules.trump == "cut"
+    cut = rules.trump_by_first_cut
     bit, led, off, trump, counts, known, nxt = _play_rule(
-        cards, seat, read(state.led_suit, sel), read(state.trump, sel), known, rules.trump, tables
+        cards, seat, read(state.led_suit, sel), read(state.trump, sel), known, rules, tables
     )
     hands, played = state.hands.reshape(-1), state.played.reshape(-1)
     hands[flat] = read(hands, flat) ^ bit  # the card is in the hand (legal), so XOR removes it
@@ -691,11 +691,11 @@ def _play(state: State, sel: slice | np.ndarray | int, games: np.ndarray | int, 
         _start_turns(state, _rows(1) if one else games)
 
 
-def _play_rule(card: Any, seat: Any, led: Any, trump: Any, known: Any, trump_rule: str, tables: tuple) -> tuple:
+def _play_rule(card: Any, seat: Any, led: Any, trump: Any, known: Any, rules: Rules, tables: tuple) -> tuple:
     """What a card played changes, with operators and table lookups only: for one game's
     Python ints or (B,) arrays alike (``tables``: _PLAY_LISTS[n] or _PLAY_TABLES[n]).
-    ``trump_rule`` is the rules' ``trump``: a cut can set trump, and ``known`` (the State's
-    ``known_card``) matters in band hukum only.
+    A fail to follow sets trump where ``rules.trump_by_first_cut``, and ``known`` (the
+    State's ``known_card``) matters only where ``rules.has_face_down``.
 
     Returns:
         (bit, led, off, trump, counts, known, next seat): the card's bit; the led suit (the
@@ -707,10 +707,10 @@ def _play_rule(card: Any, seat: Any, led: Any, trump: Any, known: Any, trump_rul
     bit, suit = card_sets[card], suits[card]
     led = select(led < 0, suit, led)  # a lead sets the led suit
     off = suit != led
-    if trump_rule == "cut":  # the first card that fails to follow sets trump and already counts as one
+    if rules.trump_by_first_cut:  # the first card that fails to follow sets trump and already counts as one
         trump = select(off & (trump < 0), suit, trump)
     counts = bit * (suit == trump)
-    if trump_rule == "band":  # the revealed band card, once played, is no longer back in a hand
+    if rules.has_face_down:  # the revealed band card, once played, is no longer back in a hand
         known = select(known == card, NO_CARD, known)
     return bit, led, off, trump, counts, known, next_seat[seat]
 
@@ -726,7 +726,7 @@ def _finish_tricks(state: State, sel: slice | np.ndarray | int, games: np.ndarra
     if one:
         read, select = np.ndarray.item, _select
         cards = state.trick_cards.tolist()[0]
-        tables = OUTLOOK_LISTS[int(rules.trump == "cut")]
+        tables = OUTLOOK_LISTS[int(rules.trump_by_first_cut)]
         led, trump, trumps = state.led_suit.item(0), state.trump.item(0), state.trick_trumps.item(0)
         winner = trick_winner_of(cards, led, trump, trumps, tables)[0]
         trick_set = 0
@@ -741,7 +741,7 @@ def _finish_tricks(state: State, sel: slice | np.ndarray | int, games: np.ndarra
     team = winner % 2
     trick_no = read(state.trick_no, sel)
     taken = state.taken.reshape(-1)
-    if rules.collection == "mendikot":
+    if not rules.collects_two_in_a_row:
         mine = games * 2 + team
         taken[mine] = read(taken, mine) | trick_set
     else:
@@ -841,7 +841,7 @@ def trick_outlook(state: State, legal: np.ndarray | None = None) -> tuple[np.nda
         is set would set trump, so it counts as a trump.
     """
     legal = legal_bits(state) if legal is None else legal
-    tables = OUTLOOK_TABLES[int(state.rules.trump == "cut")]
+    tables = OUTLOOK_TABLES[int(state.rules.trump_by_first_cut)]
     return trick_outlook_of(list(state.trick_cards.T), state.led_suit, state.trump, state.trick_trumps, legal, tables)
 
 
@@ -1004,7 +1004,7 @@ def _start_turns(state: State, games: np.ndarray) -> None:
     seat = state.current[games]
     hand = state.hands[games, seat]
     reveal = (seat == state.hider[games]) & (hand == 0)
-    if state.rules.reveal == "auto":
+    if state.rules.reveals_at_void:
         led = state.led_suit[games]
         reveal |= (led >= 0) & ((hand & SUIT_SETS[led]) == 0)
     if np.count_nonzero(reveal):

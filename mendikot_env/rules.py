@@ -6,6 +6,7 @@ team deals, one point a hand, first to 5). ``Rules.preset(name)`` gives the name
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any
@@ -187,6 +188,24 @@ class Rules:
         """A copy with some fields changed (validated again; an unknown name is a ValueError
         naming the fields, as in :meth:`from_dict`)."""
         return Rules.from_dict({**self.to_dict(), **changes})
+
+
+def hand_variants() -> list[Rules]:
+    """Every distinct way a hand is played: the product of the :data:`HAND_FIELDS`' choices,
+    with ``reveal`` varied only where there is a face-down card to reveal (elsewhere it
+    changes nothing). Tests and benchmarks that must cover every variant iterate this, so
+    a new choice in :data:`RULE_CHOICES` is covered without touching them.
+
+    Example:
+        >>> len(hand_variants())
+        24
+    """
+    variants = []
+    for values in itertools.product(*(RULE_CHOICES[name] for name in HAND_FIELDS)):
+        rules = Rules(**dict(zip(HAND_FIELDS, values, strict=True)))
+        if rules.has_face_down or rules.reveal == Rules.reveal:
+            variants.append(rules)
+    return variants
 
 
 def resolve_rules(

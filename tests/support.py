@@ -6,32 +6,31 @@ that a bug in the package's parser cannot hide a bug in a golden test.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterator
 
 import numpy as np
 from reference import ReferenceGame
 
 from mendikot_env import core
-from mendikot_env.rules import Rules
+from mendikot_env.rules import Rules, hand_variants
 
 C, D, H, S = 0, 1, 2, 3
 ASK = 52
 RANKS = "23456789TJQKA"
 SUITS = "CDHS"
 
-# Every distinct engine variant: how trump is set x collection x player count. The
-# rotation, scoring, target and direction fields do not change how a hand is played.
-TRUMP_MODES = {
-    "cut": {"trump": "cut"},
-    "band_ask": {"trump": "band", "reveal": "ask"},
-    "band_auto": {"trump": "band", "reveal": "auto"},
-    "open": {"trump": "open"},
-}
-VARIANTS = {
-    f"{trump}-{collection}-{n}p": Rules(n_players=n, collection=collection, **fields)
-    for (trump, fields), collection, n in itertools.product(TRUMP_MODES.items(), ("mendikot", "dehla"), (4, 6, 8))
-}
+
+# Every distinct engine variant, from the rules' own choices (rules.hand_variants): how
+# trump is set x collection x player count. The rotation, scoring, target and direction
+# fields do not change how a hand is played.
+def variant_name(rules: Rules) -> str:
+    """``"band_ask-dehla-6p"``: the trump method (with the reveal where there is a face-down
+    card), the collection and the player count."""
+    trump = f"{rules.trump}_{rules.reveal}" if rules.has_face_down else rules.trump
+    return f"{trump}-{rules.collection}-{rules.n_players}p"
+
+
+VARIANTS = {variant_name(rules): rules for rules in hand_variants()}
 ROTATIONS = ("loser_deals", "loser_deals_next_after_whitewash", "rotate")
 
 

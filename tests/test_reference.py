@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import itertools
 import random
 
 import pytest
 from reference import ASK, ReferenceGame, hand_winner, next_dealer, pack, play_random, random_deal
 from support import card, cards, h
 
-from mendikot_env.rules import Rules
+from mendikot_env.rules import Rules, hand_variants
 
 C, D, H, S = 0, 1, 2, 3
 
@@ -433,11 +432,7 @@ def test_rotation_when_the_dealers_team_loses(rotation: str, expected: int) -> N
 
 # --------------------------------------------------------------------------- random self-consistency
 
-ALL_RULES = [
-    Rules(n_players=n, trump=t, reveal=rv, collection=col)
-    for n, t, rv, col in itertools.product((4, 6, 8), ("cut", "band", "open"), ("ask", "auto"), ("mendikot", "dehla"))
-    if not (t != "band" and rv == "auto")
-]
+ALL_RULES = hand_variants()  # every distinct way to play a hand, from the rules' own choices
 
 
 @pytest.mark.parametrize("rules", ALL_RULES, ids=lambda r: f"{r.n_players}-{r.trump}-{r.reveal}-{r.collection}")

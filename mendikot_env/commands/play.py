@@ -227,7 +227,7 @@ class TerminalGame:
         text = f"{who} {self.cs(action)}"
         trump = int(state.trump[0])
         if trump != trump_before and trump >= 0:
-            if self.rules.trump == "cut":
+            if self.rules.trump_by_first_cut:
                 text += f" (cuts: {SUIT_NAMES[trump]} are trump)"
             else:
                 # A reveal without asking (auto reveal, or the hider's last card) happens as
@@ -280,13 +280,13 @@ class TerminalGame:
     def _ask_problem(self, state: core.State, legal: int, hiding: bool) -> str:
         if legal >> ASK_ACTION & 1:
             return ""
-        if self.rules.trump != "band":
+        if not self.rules.has_face_down:
             return "There is no hidden trump to ask for in this game."
         if hiding:
             return "First choose the card to lay face down."
         if int(state.face_down[0]) < 0:
             return "The trump card has already been turned up."
-        if self.rules.reveal == "auto":
+        if self.rules.reveals_at_void:
             return "With automatic reveal you cannot ask: the card turns up by itself."
         return "You may only ask for the trump when you cannot follow the suit led."
 
