@@ -124,26 +124,33 @@ def _check_layers(layers: Sequence[tuple[np.ndarray, np.ndarray]], activation: s
     The layers must be finite numbers that chain ``obs_size`` inputs to 53 logits: a bad file
     would otherwise fail at its first act with a numpy shape error naming nothing.
     """
+    if problem := _layers_problem(layers, activation, obs_size):
+        raise PolicyFileError(problem)
+
+
+def _layers_problem(layers: Sequence[tuple[np.ndarray, np.ndarray]], activation: str, obs_size: int) -> str:
+    """What makes ``layers`` unplayable (the first thing found), or "" when nothing does."""
     if activation not in ACTIVATIONS:
-        raise PolicyFileError(f"unknown activation {activation!r}; known: {list(ACTIVATIONS)}")
+        return f"unknown activation {activation!r}; known: {list(ACTIVATIONS)}"
     if len(layers) == 0:
-        raise PolicyFileError("a policy needs at least one layer (the last gives the 53 logits), got none")
+        return "a policy needs at least one layer (the last gives the 53 logits), got none"
     width = obs_size
     for k, (weight, bias) in enumerate(layers):
         w, b = np.asarray(weight), np.asarray(bias)
         if not all(np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.integer) for a in (w, b)):
-            raise PolicyFileError(f"layer {k} holds {w.dtype} weights and {b.dtype} biases; both must be numbers")
+            return f"layer {k} holds {w.dtype} weights and {b.dtype} biases; both must be numbers"
         if not (np.isfinite(w).all() and np.isfinite(b).all()):
-            raise PolicyFileError(f"layer {k} holds NaN or infinite weights (a diverged network); it cannot play")
+            return f"layer {k} holds NaN or infinite weights (a diverged network); it cannot play"
         last = k == len(layers) - 1
         out = NUM_ACTIONS if last else (w.shape[1] if w.ndim == 2 else "n")
         if w.shape != (width, out) or b.shape != (out,):
             source = "the observation's width" if k == 0 else f"layer {k - 1}'s outputs"
-            raise PolicyFileError(
+            return (
                 f"layer {k} has weight {w.shape} and bias {b.shape}; it needs weight ({width}, {out}) and bias "
                 f"({out},): {width} inputs ({source}){', 53 logits out (the last layer)' if last else ''}"
             )
         width = out
+    return ""
 
 
 def save_policy_file(
