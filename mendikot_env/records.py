@@ -94,7 +94,7 @@ def make_record(
     rules = state.rules
     if not bool(state.done[game]):
         raise RecordError(f"game {game} is not finished; only finished hands are recorded")
-    kinds = ["hide"] if rules.trump == "band" else []
+    kinds = ["hide"] if rules.has_face_down else []
     actions = []
     for i, (seat, action) in enumerate(entries):
         kind = kinds[0] if i == 0 and kinds else ("ask" if action == ASK_ACTION else "play")
@@ -214,8 +214,11 @@ def _check_deal(data: dict[str, Any], rules: Rules) -> None:
             raise _wrong(f"deal[{s}]", f"expected {size} cards", hand)
         for k, text in enumerate(hand):
             _check_card(f"deal[{s}][{k}]", text)
-    for key, needs in (("open_card", "open"), ("face_down", "band")):
-        if (data[key] is not None) != (rules.trump == needs):
+    for key, used, needs in (
+        ("open_card", rules.trump_known_from_start, "open"),
+        ("face_down", rules.has_face_down, "band"),
+    ):
+        if (data[key] is not None) != used:
             raise _fail(key, f"must be a card exactly when trump is {needs!r} (trump is {rules.trump!r})")
         if data[key] is not None:
             _check_card(key, data[key])
@@ -313,6 +316,9 @@ class TrickEvent:
     revealed: int | None = None  # band card turned up at this action (asked or automatic)
 
 
+OnStep = Callable[[core.State, TrickEvent | None], None]  # replay_record's on_step(state, event)
+
+
 @dataclass
 class Replay:
     """A replayed record: the final state, the rules and the events in order."""
@@ -323,22 +329,33 @@ class Replay:
     result: dict[str, Any]
 
 
-def replay_record(data: dict[str, Any]) -> Replay:
-    """Replay a record through the core, checking every entry; raises RecordError if not sound."""
+def replay_record(data: dict[str, Any], on_step: OnStep | None = None) -> Replay:
+    """Replay a record through the core, checking every entry; raises RecordError if not sound.
+
+    This is the one replayer: the record viewer and ``mendikot replay`` use it too.
+
+    Args:
+        data: the record.
+        on_step: optional ``on_step(state, event)``, called with the dealt state (event
+            None) and after each action (a viewer draws its frames here); ``state`` is the
+            replay's own, changed by the next action: copy it to keep it.
+    """
     rules = check_structure(data)
-    deal = [[parse_card(text) for text in hand] for hand in data["deal"]]
-    open_card = None if data["open_card"] is None else parse_card(data["open_card"])
     try:
-        state = core.new_hand(rules, rng=0, deal=deal, dealer=data["dealer"], open_card=open_card)
+        state = core.new_hand(rules, rng=0, deal=data["deal"], dealer=data["dealer"], open_card=data["open_card"])
     except ValueError as error:  # a card dealt twice, or one the pack does not hold
         raise _fail("deal", str(error)) from None
     face_down = None if data["face_down"] is None else parse_card(data["face_down"])
     actions = data["actions"]
     events = []
+    if on_step is not None:
+        on_step(state, None)
     for i, entry in enumerate(actions):
         action = ASK_ACTION if entry["action"] == "ASK" else parse_card(entry["action"])
         kind = _check_entry(state, entry, action, face_down, i)
         events.append(_step(state, i, entry["seat"], action, kind))
+        if on_step is not None:
+            on_step(state, events[-1])
     if not bool(state.done[0]):
         raise RecordError(
             f"the record ends after {len(actions)} actions but the hand is not over "
@@ -416,19 +433,24 @@ def read_json(path: str | Path) -> Any:
     raise RecordError(f"{path}: {why}")
 
 
-def load_record(path: str | Path) -> dict[str, Any]:
-    """Read a record file and check it by replaying it; returns the record dict.
+def load_record(path: str | Path, on_step: OnStep | None = None) -> dict[str, Any]:
+    """Read a record file and check it by replaying it (``on_step`` as
+    :func:`replay_record` takes it); returns the record dict.
 
     Raises:
         RecordError: naming the file and the first bad entry.
     """
-    path = Path(path)
     data = read_json(path)
-    try:
-        replay_record(data)
-    except RecordError as error:
-        raise RecordError(f"{path}: {error}") from None
+    replay_from(path, data, on_step)
     return data
+
+
+def replay_from(path: str | Path, data: Any, on_step: OnStep | None = None) -> Replay:
+    """:func:`replay_record` of a record read from ``path``, its errors naming the file."""
+    try:
+        return replay_record(data, on_step)
+    except RecordError as error:
+        raise RecordError(f"{Path(path)}: {error}") from None
 
 
 def save_record(record: dict[str, Any], path: str | Path) -> Path:
@@ -507,7 +529,7 @@ def format_record(data: dict[str, Any], symbols: bool = True, replay: Replay | N
         if ev.revealed is not None:
             line.append(f"[{cs(ev.revealed)} turned up, trump {SUIT_SYMBOLS[suit_of(ev.revealed)]}]")
         mark = ""
-        if ev.trump_after is not None and rules.trump == "cut":
+        if ev.trump_after is not None and rules.trump_by_first_cut:
             mark = f" (cuts: trump {SUIT_SYMBOLS[ev.trump_after]})"
         line.append(f"{who}: {cs(ev.action)}{mark}")
         if ev.trick_winner is not None:
@@ -568,6 +590,7 @@ __all__ = [
     "make_record",
     "read_json",
     "records_from_log",
+    "replay_from",
     "replay_record",
     "save_record",
     "schema",
