@@ -186,9 +186,9 @@ REQUIRED_FIELDS = ("format", "version", "rules", "dealer", "deal", "open_card", 
 OPTIONAL_FIELDS = ("players", "meta")
 ENTRY_KEYS = {"seat", "action", "kind"}
 
-# The checks below are generators of problems, in the order the schema reads: the caller
-# takes the first (next(...)), so each check may assume that the ones before it passed,
-# and one ``raise`` in check_structure reports it.
+# The checks below are generators of problems ("" where a part is fine), in the order the
+# schema reads: the caller takes the first (_first), so each check may assume that the
+# ones before it passed, and one ``raise`` reports it.
 Problems = Iterator[str]
 
 
@@ -289,7 +289,7 @@ def _result_problems(data: dict[str, Any], n: int) -> Problems:
         yield _wrong("meta", "expected an object", data["meta"])
 
 
-def _first(problems: Problems) -> str:
+def _first(problems: Iterable[str]) -> str:
     """The first problem of a check ("" when it finds none)."""
     for problem in problems:
         if problem:
@@ -385,9 +385,10 @@ def replay_record(data: dict[str, Any], on_step: OnStep | None = None) -> Replay
             f"the record ends after {len(actions)} actions but the hand is not over "
             f"(trick {int(state.trick_no[0]) + 1} of {rules.n_tricks}, seat {int(state.current[0])} to act)"
         )
-    result = {} if problem else core.hand_results(state).as_dict(0)
-    if differ := [key for key in RESULT_KEYS if result and data["result"][key] != result[key]]:
-        problem = f"result.{differ[0]} is {data['result'][differ[0]]!r} but the replay gives {result[differ[0]]!r}"
+    if not problem:
+        result, stored = core.hand_results(state).as_dict(0), data["result"]
+        differ = (key for key in RESULT_KEYS if stored[key] != result[key])
+        problem = _first(f"result.{key} is {stored[key]!r} but the replay gives {result[key]!r}" for key in differ)
     if problem:
         raise RecordError(problem)
     return Replay(rules, state, events, result)
