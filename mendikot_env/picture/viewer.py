@@ -115,10 +115,14 @@ class RecordViewer:
         by: str = "trick",
     ) -> None:
         check_choice("by", by, ("trick", "card"))
-        steps: list[tuple[core.State, TrickEvent | None]] = []  # the replay's states, from the deal on
+        dealt: list[core.State] = []  # the replay's dealt state
+        steps: list[tuple[core.State, TrickEvent]] = []  # and its state after each action
 
         def keep(state: core.State, event: TrickEvent | None) -> None:
-            steps.append((state.copy(), event))
+            if event is None:
+                dealt.append(state.copy())
+            else:
+                steps.append((state.copy(), event))
 
         # the one replay, which raises RecordError naming the first bad entry (and the file)
         if isinstance(record, str | Path):
@@ -135,23 +139,22 @@ class RecordViewer:
             names = [f"{p} ({s})" for s, p in enumerate(players)]
         self.names = list(names) if names is not None else None
         self.by = by
-        self.frames = self._frames(steps)
+        self.frames = self._frames(dealt[0], steps)
 
     def _name(self, seat: int) -> str:
         return seat_label(seat, self.names)
 
-    def _frames(self, steps: list[tuple[core.State, TrickEvent | None]]) -> list[Frame]:
-        """The frames of a replay's states: the deal, then each trick (or each action)."""
+    def _frames(self, state: core.State, steps: list[tuple[core.State, TrickEvent]]) -> list[Frame]:
+        """The frames of a replay: the dealt ``state``, then each trick (or each action) of ``steps``."""
         rules, dealer = self.rules, self.record["dealer"]
         start = f"The deal: {self._name(dealer)} deals, {self._name((dealer + 1) % rules.n_players)} leads"
-        state, taken = steps[0][0], 0
+        taken = 0
         if rules.has_face_down:  # the face-down card is part of the deal's picture
-            state, taken = steps.pop(1)[0], 1
+            state, taken = steps[0][0], 1
             start += " and lays a card face down"
         frames = [Frame(state, taken, None, None, start)]
         notes: list[str] = []
-        for state, event in steps[1:]:
-            assert event is not None  # only the deal has none
+        for state, event in steps[taken:]:
             seat, action, trick_no = event.seat, event.action, event.trick
             if event.revealed is not None:
                 how = "asked for by" if action == ASK_ACTION else "turned up by"
