@@ -55,11 +55,16 @@ def read_deal(
 
     Raises:
         ValueError: naming the argument, game, seat or card that is wrong and what is allowed.
+
+    Example:
+        >>> given = read_deal(Rules(), 2, dealers=3)
+        >>> given.dealers.tolist(), given.cards is None
+        ([3, 3], True)
     """
     cards = seats = open_card = None
     problem = _table_problem(rules, batch_size)
     if not problem and deals is not None:
-        cards, problem = read_cards(rules, deals, batch_size, one_game)
+        cards, problem = _read_cards(rules, deals, batch_size, one_game)
     if not problem and dealers is not None:
         seats, problem = _read_seats(rules, dealers, batch_size, one_game)
     if not problem and open_cards is not None:
@@ -80,7 +85,7 @@ def _table_problem(rules: Any, batch_size: Any) -> str:
     return ""
 
 
-def read_cards(rules: Rules, deals: Any, batch_size: int, one_game: bool = False) -> tuple[np.ndarray, str]:
+def _read_cards(rules: Rules, deals: Any, batch_size: int, one_game: bool = False) -> tuple[np.ndarray, str]:
     """Explicit deals as a (B, n, hand_size) int64 array, and the problem ("" if none).
 
     Args:
