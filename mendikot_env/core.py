@@ -19,13 +19,12 @@ Rules that hold for every game, written once here:
   * Reveals that need no action (auto reveal, the last-card reveal) happen as the turn
     passes, so the mask a player sees already reflects them.
 
-This module imports only numpy and the card/rules vocabulary; it knows nothing about
-PettingZoo, observations or agents.
+This module imports only numpy, the card/rules vocabulary and the reader of given deals
+(:mod:`.deals`); it knows nothing about PettingZoo, observations or agents.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sized
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -44,15 +43,13 @@ from .cards import (
     SUIT_MASKS,
     SUIT_OF,
     TENS_MASK,
-    TWOS,
     action_str,
-    card_str,
-    parse_card,
     popcount,
     set_to_cards,
     union,
     unpack_sets,
 )
+from .deals import GivenDeal, pack_cards, read_deal
 from .rules import PLAYER_COUNTS, Rules
 from .seeding import make_rng
 
@@ -175,12 +172,6 @@ def _copy(value: Any) -> Any:
 # ----------------------------------------------------------------------------- dealing
 
 
-def pack_cards(rules: Rules) -> np.ndarray:
-    """Card ids in the pack: all 52, or 48 without the 2s for six and eight players."""
-    cards = np.arange(NUM_CARDS)
-    return cards if rules.n_players == 4 else np.setdiff1d(cards, TWOS)
-
-
 def new_hands(
     rules: Rules,
     batch_size: int,
@@ -207,12 +198,17 @@ def new_hands(
     Returns:
         The new State, in phase HIDE (band hukum) or PLAY.
 
+    Raises:
+        ValueError: rules that are not a ``Rules``, a batch size that is not an integer 0 or
+            more, or a bad deal, dealer or open card (see :mod:`mendikot_env.deals`).
+
     Example:
         >>> state = new_hands(Rules(), 8, rng=0)
         >>> legal_action_mask(state).shape
         (8, 53)
     """
-    return _deal(rules, batch_size, rng, deals, dealers, open_cards, one_game=False)
+    given = read_deal(rules, batch_size, deals, dealers, open_cards)
+    return _deal(rules, batch_size, make_rng(rng, "rng"), given)
 
 
 def new_hand(
@@ -228,35 +224,24 @@ def new_hand(
     option's error speaks of one deal, dealer or open card (the env's option names), not
     of a batch.
     """
-    return _deal(rules, 1, rng, None if deal is None else [deal], dealer, open_card, one_game=True)
+    given = read_deal(rules, 1, None if deal is None else [deal], dealer, open_card, one_game=True)
+    return _deal(rules, 1, make_rng(rng, "rng"), given)
 
 
-def _deal(
-    rules: Rules,
-    batch_size: int,
-    rng: np.random.Generator | int | None,
-    deals: Any,
-    dealers: Any,
-    open_cards: Any,
-    one_game: bool,
-) -> State:
-    """The deal behind new_hands and new_hand; ``one_game`` words errors for one game."""
-    rng = make_rng(rng, "rng")
+def _deal(rules: Rules, batch_size: int, rng: np.random.Generator, given: GivenDeal) -> State:
+    """The deal behind new_hands and new_hand: the parts ``given`` leaves out are drawn."""
     n, h, B = rules.n_players, rules.hand_size, batch_size
     pack = pack_cards(rules)
     shuffled = rng.permuted(np.broadcast_to(pack, (B, pack.size)), axis=1)
     drawn_dealers = rng.integers(0, n, size=B)
     drawn_open = pack[rng.integers(0, pack.size, size=B)]
 
-    cards = shuffled.reshape(B, n, h) if deals is None else validate_deals(rules, deals, B, one_game)
-    dealer = drawn_dealers if dealers is None else _seats_option(rules, dealers, B, one_game)
-    if rules.trump == "open":
-        open_card = drawn_open if open_cards is None else _open_cards_option(rules, open_cards, B, one_game)
-    elif open_cards is not None:
-        name = "open_card" if one_game else "open_cards"
-        raise ValueError(f"{name} is only used with trump='open', not trump={rules.trump!r}")
-    else:
+    cards = shuffled.reshape(B, n, h) if given.cards is None else given.cards
+    dealer = drawn_dealers if given.dealers is None else given.dealers
+    if not rules.trump_known_from_start:
         open_card = np.full(B, NO_CARD)
+    else:
+        open_card = drawn_open if given.open_cards is None else given.open_cards
 
     hands = np.ascontiguousarray(np.bitwise_or.reduce(CARD_BITS[cards], axis=2))
     first = (dealer + 1) % n
@@ -292,141 +277,6 @@ def _deal(
         deal=hands.copy(),
         play_index=np.full((B, NUM_CARDS), -1, dtype=np.int8),
     )
-
-
-def validate_deals(rules: Rules, deals: Any, batch_size: int, one_game: bool = False) -> np.ndarray:
-    """Check explicit deals and return them as a (B, n, hand_size) int64 array.
-
-    Args:
-        one_game: ``deals`` is ``[deal]``, one game's deal as the env's ``deal`` option
-            wrapped in a list: errors then speak of "the deal", not of game numbers.
-
-    Raises:
-        ValueError: naming the game, seat or card that is wrong and what is allowed.
-    """
-    n, h = rules.n_players, rules.hand_size
-
-    def deal_of(g: int) -> str:
-        return "the deal" if one_game else f"the deal of game {g}"
-
-    subject, given = ("the deal", deals[0]) if one_game else ("deals", deals)  # as the caller named and passed it
-    expected = (
-        f"be {n} lists (one per seat) of {h} card ids" if one_game else f"have shape (games, {n}, {h}) of card ids"
-    )
-    try:
-        cards = np.asarray(deals)
-    except ValueError:
-        cards = None
-    if cards is None or cards.dtype == object or cards.ndim != 3:
-        try:  # name the first game or seat of the wrong size, if the nesting allows it
-            for g, deal in enumerate(list(deals)):
-                hands = list(deal)
-                if not all(isinstance(hand, Sized) and not isinstance(hand, str) for hand in hands):
-                    break  # not lists of cards: the general message below
-                if len(hands) != n:
-                    raise ValueError(
-                        f"{deal_of(g)} has {_count(len(hands), 'hand')}; {n} players need {n} hands of {h}"
-                    )
-                for s, hand in enumerate(hands):
-                    if len(hand) != h:
-                        raise ValueError(
-                            f"{deal_of(g)}: seat {s} has {_count(len(hand), 'card')}; each player gets {h}"
-                        )
-        except TypeError:  # not nested lists at all (a number, None, ...)
-            pass
-        raise ValueError(f"{subject} must {expected}, got {given!r}")
-    if cards.shape != (batch_size, n, h):
-        if one_game:
-            raise ValueError(
-                f"the deal has {_count(cards.shape[1], 'hand')} of {_count(cards.shape[2], 'card')}; "
-                f"{n} players need {n} hands of {h}"
-            )
-        raise ValueError(
-            f"deals have shape {cards.shape}; {batch_size} game(s) of {n} players need shape ({batch_size}, {n}, {h})"
-        )
-    if cards.dtype.kind == "U":
-        cards = _parse_deal_texts(cards, deal_of)
-    if not np.issubdtype(cards.dtype, np.integer):
-        raise ValueError(f"{subject} must hold card ids 0..51 or card texts like 'TS', got dtype {cards.dtype}")
-    cards = cards.astype(np.int64)
-    pack = pack_cards(rules)
-    in_pack = np.isin(cards, pack)
-    if not in_pack.all():
-        g, s, k = np.argwhere(~in_pack)[0]
-        bad = int(cards[g, s, k])
-        why = "the 2s are not in the 48-card pack" if 0 <= bad < NUM_CARDS else "card ids are 0..51"
-        raise ValueError(f"{deal_of(g)}: seat {s} holds card {bad}, which is not in the pack for {n} players ({why})")
-    ordered = np.sort(cards.reshape(batch_size, -1), axis=1)
-    repeated = (ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
-    if repeated.any():
-        g = int(np.flatnonzero(repeated)[0])
-        values, counts = np.unique(ordered[g], return_counts=True)
-        first = int(values[counts > 1][0])
-        seats = sorted({int(s) for s in np.argwhere(cards[g] == first)[:, 0]})
-        where = "" if one_game else f" in {deal_of(g)}"
-        raise ValueError(
-            f"card(s) {values[counts > 1].tolist()} dealt more than once{where}"
-            f" (card {first}, {card_str(first)}, is dealt to seat(s) {seats})"
-        )
-    return cards
-
-
-def _parse_deal_texts(texts: np.ndarray, deal_of: Any) -> np.ndarray:
-    """(B, n, h) card ids from card texts (``"TS"`` as records write them, or ``"10♠"``): a
-    loop over the cards, but only for deals given as text, never on the integer path.
-
-    One text makes numpy turn the whole deal into text, ids too (``[4, "TS"]`` becomes
-    ``["4", "TS"]``), so a number that is no card says that ids and texts do not mix."""
-    flat = texts.reshape(-1)
-    ids = np.empty(flat.size, dtype=np.int64)
-    for i, text in enumerate(flat.tolist()):
-        try:
-            ids[i] = parse_card(text)
-        except ValueError as error:
-            g, s, _ = np.unravel_index(i, texts.shape)
-            hint = ""
-            if text.strip().lstrip("+-").isdigit():  # an id, turned to text by the texts beside it
-                hint = "; a card id is a number 0..51, not text, and a deal is all ids or all card texts, not a mix"
-            raise ValueError(f"{deal_of(int(g))}: seat {int(s)}: {error}{hint}") from None
-    return ids.reshape(texts.shape)
-
-
-def _count(k: int, noun: str) -> str:
-    return f"{k} {noun}" if k == 1 else f"{k} {noun}s"
-
-
-def _per_game_ints(value: Any, batch_size: int, name: str, allowed: str) -> np.ndarray:
-    """(B,) integers from one value for every game or one per game; else a ValueError."""
-    values = np.broadcast_to(np.asarray(value), (batch_size,)) if np.ndim(value) == 0 else np.asarray(value)
-    if values.shape != (batch_size,) or not np.issubdtype(values.dtype, np.integer):
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
-    return values
-
-
-def _seats_option(rules: Rules, value: Any, batch_size: int, one_game: bool) -> np.ndarray:
-    name = "dealer" if one_game else "dealers"
-    allowed = "a seat (an integer)" if one_game else f"one seat or {batch_size} seats (integers)"
-    seats = _per_game_ints(value, batch_size, name, allowed)
-    bad = (seats < 0) | (seats >= rules.n_players)
-    if bad.any():
-        raise ValueError(f"{name} {int(seats[bad][0])} is not a seat; seats are 0..{rules.n_players - 1}")
-    return seats.astype(np.int64)
-
-
-def _open_cards_option(rules: Rules, value: Any, batch_size: int, one_game: bool) -> np.ndarray:
-    name = "open_card" if one_game else "open_cards"
-    allowed = "a card id or text" if one_game else f"one card id or {batch_size} card ids (or texts)"
-    if isinstance(value, str) or (np.ndim(value) > 0 and np.asarray(value).dtype.kind == "U"):
-        try:
-            texts = np.asarray(value).reshape(-1).tolist()
-            value = parse_card(value) if isinstance(value, str) else [parse_card(text) for text in texts]
-        except ValueError as error:
-            raise ValueError(f"{name}: {error}") from None
-    cards = _per_game_ints(value, batch_size, name, allowed)
-    bad = ~np.isin(cards, pack_cards(rules))
-    if bad.any():
-        raise ValueError(f"{name} {int(cards[bad][0])} is not in the pack for {rules.n_players} players")
-    return cards.astype(np.int64)
 
 
 # ----------------------------------------------------------------------- legal actions
@@ -532,7 +382,8 @@ def step(state: State, actions: Any, check: bool = True, active: np.ndarray | No
     Raises:
         IllegalActionError: naming the first game with an illegal action, the action
             and the legal ones; the state is left unchanged.
-        ValueError: ``active`` not one bool per game.
+        ValueError: ``actions`` not one action per game (nor one for all), or ``active``
+            not one bool per game.
     """
     B = state.batch_size
     actions = np.asarray(actions)
@@ -540,8 +391,9 @@ def step(state: State, actions: Any, check: bool = True, active: np.ndarray | No
         actions = np.broadcast_to(actions, (B,))
     if active is not None:
         active = np.asarray(active)
-        if active.shape != (B,) or active.dtype != bool:  # game indices [0, 2] would read as a mask
-            raise ValueError(f"active needs one bool per game: shape ({B},) bool, got {active.shape} {active.dtype}")
+    # game indices [0, 2] would read as a mask: active must be bools
+    if actions.shape != (B,) or active is not None and (active.shape != (B,) or active.dtype != bool):
+        raise ValueError(_step_problem(B, actions, active))
     if check:
         _check_actions(state, actions, _live(state, active))
     if B == 1 and active is None and state.phase.item(0) == PLAY and actions.item(0) != ASK_ACTION:
@@ -553,6 +405,14 @@ def step(state: State, actions: Any, check: bool = True, active: np.ndarray | No
         _play(state, slice(None), _rows(B), actions)
     else:
         _step_special(state, actions, _live(state, active))
+
+
+def _step_problem(B: int, actions: np.ndarray, active: np.ndarray | None) -> str:
+    """What is wrong with the shape of :func:`step`'s actions or ``active``."""
+    if actions.shape != (B,):
+        given = f"{actions.tolist()!r:.80}"
+        return f"actions needs one action per game (shape ({B},)) or one for all, got shape {actions.shape}: {given}"
+    return f"active needs one bool per game: shape ({B},) bool, got {active.shape} {active.dtype}"
 
 
 def _live(state: State, active: np.ndarray | None) -> np.ndarray:

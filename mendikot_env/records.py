@@ -25,9 +25,10 @@ Example:
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -94,7 +95,7 @@ def make_record(
     rules = state.rules
     if not bool(state.done[game]):
         raise RecordError(f"game {game} is not finished; only finished hands are recorded")
-    kinds = ["hide"] if rules.trump == "band" else []
+    kinds = ["hide"] if rules.has_face_down else []
     actions = []
     for i, (seat, action) in enumerate(entries):
         kind = kinds[0] if i == 0 and kinds else ("ask" if action == ASK_ACTION else "play")
@@ -128,25 +129,27 @@ def schema() -> dict[str, Any]:
     return json.loads(text)
 
 
-def _fail(where: str, message: str) -> RecordError:
-    return RecordError(f"{where}: {message}" if where else message)
+def _at(where: str, message: str) -> str:
+    """A problem at ``where`` (a field or entry; "" for the record itself)."""
+    return f"{where}: {message}" if where else message
 
 
-def _wrong(where: str, expected: str, value: Any) -> RecordError:
-    """The error of a value that is not what ``where`` holds: ``"{expected}, got {value}"``."""
-    return _fail(where, f"{expected}, got {_got(value)}")
+def _wrong(where: str, expected: str, value: Any) -> str:
+    """The problem of a value that is not what ``where`` holds: ``"{expected}, got {value}"``."""
+    return _at(where, f"{expected}, got {_got(value)}")
 
 
-def _check_card(where: str, value: Any) -> None:
-    """Records write cards in the canonical form only (``"TS"``)."""
+def _card_problem(where: str, value: Any) -> str:
+    """Records write cards in the canonical form only (``"TS"``): the problem, or ""."""
     if not isinstance(value, str):
-        raise _fail(where, f"expected a card as text like 'TS', got {value!r}")
+        return _at(where, f"expected a card as text like 'TS', got {value!r}")
     try:
         card = parse_card(value)
     except ValueError as error:
-        raise _fail(where, str(error)) from None
+        return _at(where, str(error))
     if card_str(card) != value:
-        raise _fail(where, f"write cards as {card_str(card)!r} (rank then suit letter, upper case), not {value!r}")
+        return _at(where, f"write cards as {card_str(card)!r} (rank then suit letter, upper case), not {value!r}")
+    return ""
 
 
 def _json_equal(value: Any, expected: Any) -> bool:
@@ -166,7 +169,11 @@ def _is_seat(value: Any, n: int) -> bool:
 
 def _got(value: Any) -> str:
     """A bad value for a message, with :func:`_float_hint`."""
-    return f"{value!r:.80}{_float_hint(value if isinstance(value, list) else [value])}"
+    try:
+        shown = f"{value!r:.80}"
+    except RecursionError:  # nested nearly as deep as the JSON reader goes: the repr goes deeper
+        shown = f"a {type(value).__name__} nested too deeply to show"
+    return f"{shown}{_float_hint(value if isinstance(value, list) else [value])}"
 
 
 def _float_hint(values: Iterable[Any]) -> str:
@@ -179,73 +186,81 @@ REQUIRED_FIELDS = ("format", "version", "rules", "dealer", "deal", "open_card", 
 OPTIONAL_FIELDS = ("players", "meta")
 ENTRY_KEYS = {"seat", "action", "kind"}
 
+# The checks below are generators of problems ("" where a part is fine), in the order the
+# schema reads: the caller takes the first (_first), so each check may assume that the
+# ones before it passed, and one ``raise`` reports it.
+Problems = Iterator[str]
 
-def _check_header(data: Any) -> None:
+
+def _header_problems(data: Any) -> Problems:
     """The record's fields, format and version, and that its rules name every field."""
     known = (*REQUIRED_FIELDS, *OPTIONAL_FIELDS)
     if not isinstance(data, dict):
-        raise _wrong("", "a record is a JSON object", data)
+        yield _wrong("", "a record is a JSON object", data)
     if missing := [k for k in REQUIRED_FIELDS if k not in data]:
-        raise RecordError(f"record is missing field(s) {missing}")
+        yield f"record is missing field(s) {missing}"
     if extra := [k for k in data if k not in known]:
-        raise RecordError(f"record has unknown field(s) {extra}; known fields are {list(known)}")
+        yield f"record has unknown field(s) {extra}; known fields are {list(known)}"
     if data["format"] != FORMAT:
-        raise _wrong("format", f"expected {FORMAT!r}", data["format"])
+        yield _wrong("format", f"expected {FORMAT!r}", data["format"])
     if not _json_equal(data["version"], VERSION):
-        raise _wrong("version", f"this reader knows version {VERSION} (an integer)", data["version"])
+        yield _wrong("version", f"this reader knows version {VERSION} (an integer)", data["version"])
     if not isinstance(data["rules"], dict):
-        raise _wrong("rules", "expected an object of rule fields", data["rules"])
+        yield _wrong("rules", "expected an object of rule fields", data["rules"])
     if missing := [f for f in Rules().to_dict() if f not in data["rules"]]:  # a default would replay other rules
-        raise _fail("rules", f"missing field(s) {missing}; a record names every rule field")
+        yield _at("rules", f"missing field(s) {missing}; a record names every rule field")
 
 
-def _check_deal(data: dict[str, Any], rules: Rules) -> None:
+def _deal_problems(data: dict[str, Any], rules: Rules) -> Problems:
     """The dealer, a hand of ``hand_size`` canonical cards per seat, and the open and face-down
-    cards (each a card exactly when the trump rule uses it)."""
+    cards (each a card exactly when the rules use it). That no card is dealt twice or is
+    missing from the pack is the deal reader's check (:mod:`mendikot_env.deals`), at the deal."""
     n, size = rules.n_players, rules.hand_size
     if not _is_seat(data["dealer"], n):
-        raise _wrong("dealer", f"expected a seat 0..{n - 1}", data["dealer"])
+        yield _wrong("dealer", f"expected a seat 0..{n - 1}", data["dealer"])
     deal = data["deal"]
     if not (isinstance(deal, list) and len(deal) == n):
         got = f"{len(deal)} hands" if isinstance(deal, list) else f"{deal!r:.80}"
-        raise _fail("deal", f"expected {n} hands (one per seat, as rules.n_players = {n} says), got {got}")
+        yield _at("deal", f"expected {n} hands (one per seat, as rules.n_players = {n} says), got {got}")
     for s, hand in enumerate(deal):
         if not (isinstance(hand, list) and len(hand) == size):
-            raise _wrong(f"deal[{s}]", f"expected {size} cards", hand)
-        for k, text in enumerate(hand):
-            _check_card(f"deal[{s}][{k}]", text)
-    for key, needs in (("open_card", "open"), ("face_down", "band")):
-        if (data[key] is not None) != (rules.trump == needs):
-            raise _fail(key, f"must be a card exactly when trump is {needs!r} (trump is {rules.trump!r})")
+            yield _wrong(f"deal[{s}]", f"expected {size} cards", hand)
+        yield from (_card_problem(f"deal[{s}][{k}]", text) for k, text in enumerate(hand))
+    for key, used, needs in (
+        ("open_card", rules.trump_known_from_start, "open"),
+        ("face_down", rules.has_face_down, "band"),
+    ):
+        if (data[key] is not None) != used:
+            yield _at(key, f"must be a card exactly when trump is {needs!r} (trump is {rules.trump!r})")
         if data[key] is not None:
-            _check_card(key, data[key])
+            yield _card_problem(key, data[key])
 
 
-def _check_actions(actions: Any, n: int) -> None:
+def _action_problems(actions: Any, n: int) -> Problems:
     """A list of ``{"seat", "action", "kind"}`` entries (kind optional) with a seat and a card or ASK."""
     if not isinstance(actions, list):
-        raise _wrong("actions", "expected a list", actions)
+        yield _wrong("actions", "expected a list", actions)
     for i, entry in enumerate(actions):
         where = f"action {i}"
         if not (isinstance(entry, dict) and not set(entry) - ENTRY_KEYS and {"seat", "action"} <= set(entry)):
-            raise _wrong(where, "expected {'seat': int, 'action': 'TS' or 'ASK', 'kind': ...}", entry)
+            yield _wrong(where, "expected {'seat': int, 'action': 'TS' or 'ASK', 'kind': ...}", entry)
         if not _is_seat(entry["seat"], n):
-            raise _wrong(where, f"seat must be 0..{n - 1}", entry["seat"])
+            yield _wrong(where, f"seat must be 0..{n - 1}", entry["seat"])
         if entry["action"] != "ASK":
-            _check_card(where, entry["action"])
+            yield _card_problem(where, entry["action"])
         if "kind" in entry and entry["kind"] not in ACTION_KINDS:
-            raise _wrong(where, f"kind must be one of {list(ACTION_KINDS)}", entry["kind"])
+            yield _wrong(where, f"kind must be one of {list(ACTION_KINDS)}", entry["kind"])
 
 
-def _check_result(data: dict[str, Any], n: int) -> None:
+def _result_problems(data: dict[str, Any], n: int) -> Problems:
     """The stored result's types, as the schema has them (the replay compares it with ``==``
     afterwards, which would take ``0`` for ``false`` and ``true`` for ``1``), then the
     optional players and meta."""
     result = data["result"]
     if not isinstance(result, dict):
-        raise _wrong("result", "expected an object", result)
+        yield _wrong("result", "expected an object", result)
     if missing := [k for k in RESULT_KEYS if k not in result]:
-        raise _fail("result", f"missing key(s) {missing}")
+        yield _at("result", f"missing key(s) {missing}")
 
     def counts(v: Any) -> bool:
         return isinstance(v, list) and len(v) == 2 and all(is_integer(x) and x >= 0 for x in v)
@@ -266,32 +281,44 @@ def _check_result(data: dict[str, Any], n: int) -> None:
     }
     for key, (test, message) in expected.items():
         if not test(result[key]):
-            raise _wrong(f"result.{key}", message, result[key])
-    if "players" in data:
-        players = data["players"]
-        if not (isinstance(players, list) and len(players) == n and all(isinstance(p, str) for p in players)):
-            raise _wrong("players", f"expected {n} names", players)
-    if "meta" in data and not isinstance(data["meta"], dict):
-        raise _wrong("meta", "expected an object", data["meta"])
+            yield _wrong(f"result.{key}", message, result[key])
+    players = data.get("players", [""] * n)
+    if not (isinstance(players, list) and len(players) == n and all(isinstance(p, str) for p in players)):
+        yield _wrong("players", f"expected {n} names", players)
+    if not isinstance(data.get("meta", {}), dict):
+        yield _wrong("meta", "expected an object", data["meta"])
+
+
+def _first(problems: Iterable[str]) -> str:
+    """The first problem of a check ("" when it finds none)."""
+    for problem in problems:
+        if problem:
+            return problem
+    return ""
 
 
 def check_structure(data: Any) -> Rules:
     """Check the shape of a record (fields, types, card texts) and return its Rules.
 
-    This mirrors the JSON schema by hand, so the package needs no schema library and the
-    errors can say what is wrong in Mendikot terms. Each check may assume the ones before it.
+    This mirrors the JSON schema by hand, so the package needs no schema library (the
+    schema is for other readers and the tests) and the errors can say what is wrong in
+    Mendikot terms.
 
     Raises:
         RecordError: naming the first bad field and what it should be.
     """
-    _check_header(data)
-    try:
-        rules = Rules.from_dict(data["rules"])
-    except (TypeError, ValueError) as error:
-        raise _fail("rules", f"{error}{_float_hint(data['rules'].values())}") from None
-    _check_deal(data, rules)
-    _check_actions(data["actions"], rules.n_players)
-    _check_result(data, rules.n_players)
+    problem = _first(_header_problems(data))
+    if not problem:
+        try:
+            rules = Rules.from_dict(data["rules"])
+        except (TypeError, ValueError) as error:
+            problem = _at("rules", f"{error}{_float_hint(data['rules'].values())}")
+    if not problem:
+        n = rules.n_players
+        checks = (_deal_problems(data, rules), _action_problems(data["actions"], n), _result_problems(data, n))
+        problem = _first(itertools.chain.from_iterable(checks))
+    if problem:
+        raise RecordError(problem)
     return rules
 
 
@@ -313,6 +340,9 @@ class TrickEvent:
     revealed: int | None = None  # band card turned up at this action (asked or automatic)
 
 
+OnStep = Callable[[core.State, TrickEvent | None], None]  # replay_record's on_step(state, event)
+
+
 @dataclass
 class Replay:
     """A replayed record: the final state, the rules and the events in order."""
@@ -323,51 +353,62 @@ class Replay:
     result: dict[str, Any]
 
 
-def replay_record(data: dict[str, Any]) -> Replay:
-    """Replay a record through the core, checking every entry; raises RecordError if not sound."""
+def replay_record(data: dict[str, Any], on_step: OnStep | None = None) -> Replay:
+    """Replay a record through the core, checking every entry; raises RecordError if not sound.
+
+    This is the one replayer: the record viewer and ``mendikot replay`` use it too.
+
+    Args:
+        data: the record.
+        on_step: optional ``on_step(state, event)``, called with the dealt state (event
+            None) and after each action (a viewer draws its frames here); ``state`` is the
+            replay's own, changed by the next action: copy it to keep it.
+    """
     rules = check_structure(data)
-    deal = [[parse_card(text) for text in hand] for hand in data["deal"]]
-    open_card = None if data["open_card"] is None else parse_card(data["open_card"])
     try:
-        state = core.new_hand(rules, rng=0, deal=deal, dealer=data["dealer"], open_card=open_card)
+        state = core.new_hand(rules, rng=0, deal=data["deal"], dealer=data["dealer"], open_card=data["open_card"])
     except ValueError as error:  # a card dealt twice, or one the pack does not hold
-        raise _fail("deal", str(error)) from None
+        raise RecordError(_at("deal", str(error))) from None
     face_down = None if data["face_down"] is None else parse_card(data["face_down"])
-    actions = data["actions"]
-    events = []
+    actions, events, problem = data["actions"], [], ""
+    if on_step is not None:
+        on_step(state, None)
     for i, entry in enumerate(actions):
         action = ASK_ACTION if entry["action"] == "ASK" else parse_card(entry["action"])
-        kind = _check_entry(state, entry, action, face_down, i)
-        events.append(_step(state, i, entry["seat"], action, kind))
-    if not bool(state.done[0]):
-        raise RecordError(
+        if problem := _first(_entry_problems(state, entry, action, face_down, i)):
+            break
+        events.append(_step(state, i, entry["seat"], action, action_kind(state, 0, action)))
+        if on_step is not None:
+            on_step(state, events[-1])
+    if not problem and not bool(state.done[0]):
+        problem = (
             f"the record ends after {len(actions)} actions but the hand is not over "
             f"(trick {int(state.trick_no[0]) + 1} of {rules.n_tricks}, seat {int(state.current[0])} to act)"
         )
-    result = core.hand_results(state).as_dict(0)
-    stored = data["result"]
-    if differ := [key for key in RESULT_KEYS if stored[key] != result[key]]:
-        raise RecordError(f"result.{differ[0]} is {stored[differ[0]]!r} but the replay gives {result[differ[0]]!r}")
+    if not problem:
+        result, stored = core.hand_results(state).as_dict(0), data["result"]
+        differ = (key for key in RESULT_KEYS if stored[key] != result[key])
+        problem = _first(f"result.{key} is {stored[key]!r} but the replay gives {result[key]!r}" for key in differ)
+    if problem:
+        raise RecordError(problem)
     return Replay(rules, state, events, result)
 
 
-def _check_entry(state: core.State, entry: dict[str, Any], action: int, face_down: int | None, i: int) -> str:
-    """The kind of the record's entry ``i`` in ``state`` (one game), or a RecordError saying
-    why it cannot be taken there."""
+def _entry_problems(state: core.State, entry: dict[str, Any], action: int, face_down: int | None, i: int) -> Problems:
+    """Why the record's entry ``i`` cannot be taken in ``state`` (one game), if it cannot."""
     where = f"action {i} (seat {entry['seat']}, {entry['action']!r})"
     if bool(state.done[0]):
-        raise RecordError(f"{where} comes after the hand is over ({i} actions finish it)")
+        yield f"{where} comes after the hand is over ({i} actions finish it)"
     if entry["seat"] != int(state.current[0]):
-        raise RecordError(f"{where} is out of turn: seat {int(state.current[0])} is to act")
+        yield f"{where} is out of turn: seat {int(state.current[0])} is to act"
     legal = int(core.legal_bits(state)[0])
     if not legal >> action & 1:
-        raise RecordError(f"{where} is illegal; legal: {' '.join(action_str(a) for a in set_to_cards(legal))}")
+        yield f"{where} is illegal; legal: {' '.join(action_str(a) for a in set_to_cards(legal))}"
     kind = action_kind(state, 0, action)
     if entry.get("kind", kind) != kind:
-        raise RecordError(f"{where} is marked {entry['kind']!r} but is a {kind!r} action here")
+        yield f"{where} is marked {entry['kind']!r} but is a {kind!r} action here"
     if kind == "hide" and face_down is not None and face_down != action:
-        raise RecordError(f"{where} hides {entry['action']} but the record's face_down is {card_str(face_down)!r}")
-    return kind
+        yield f"{where} hides {entry['action']} but the record's face_down is {card_str(face_down)!r}"
 
 
 def _step(state: core.State, index: int, seat: int, action: int, kind: str) -> TrickEvent:
@@ -416,19 +457,24 @@ def read_json(path: str | Path) -> Any:
     raise RecordError(f"{path}: {why}")
 
 
-def load_record(path: str | Path) -> dict[str, Any]:
-    """Read a record file and check it by replaying it; returns the record dict.
+def load_record(path: str | Path, on_step: OnStep | None = None) -> dict[str, Any]:
+    """Read a record file and check it by replaying it (``on_step`` as
+    :func:`replay_record` takes it); returns the record dict.
 
     Raises:
         RecordError: naming the file and the first bad entry.
     """
-    path = Path(path)
     data = read_json(path)
-    try:
-        replay_record(data)
-    except RecordError as error:
-        raise RecordError(f"{path}: {error}") from None
+    replay_from(path, data, on_step)
     return data
+
+
+def replay_from(path: str | Path, data: Any, on_step: OnStep | None = None) -> Replay:
+    """:func:`replay_record` of a record read from ``path``, its errors naming the file."""
+    try:
+        return replay_record(data, on_step)
+    except RecordError as error:
+        raise RecordError(f"{Path(path)}: {error}") from None
 
 
 def save_record(record: dict[str, Any], path: str | Path) -> Path:
@@ -507,7 +553,7 @@ def format_record(data: dict[str, Any], symbols: bool = True, replay: Replay | N
         if ev.revealed is not None:
             line.append(f"[{cs(ev.revealed)} turned up, trump {SUIT_SYMBOLS[suit_of(ev.revealed)]}]")
         mark = ""
-        if ev.trump_after is not None and rules.trump == "cut":
+        if ev.trump_after is not None and rules.trump_by_first_cut:
             mark = f" (cuts: trump {SUIT_SYMBOLS[ev.trump_after]})"
         line.append(f"{who}: {cs(ev.action)}{mark}")
         if ev.trick_winner is not None:
@@ -568,6 +614,7 @@ __all__ = [
     "make_record",
     "read_json",
     "records_from_log",
+    "replay_from",
     "replay_record",
     "save_record",
     "schema",

@@ -35,22 +35,36 @@ def check_view(
     raise ValueError(problem)
 
 
-def trump_text(state: State, game: int = 0, names: Sequence[str] | None = None, symbols: bool = True) -> str:
-    """One line on the trump: none yet, face down, or the suit and how it was set."""
+def trump_status(
+    state: State, game: int = 0, names: Sequence[str] | None = None, symbols: bool = True, short: bool = False
+) -> tuple[str, str]:
+    """The trump as (what it is, how it was set): none yet, face down or the suit, and a note
+    in brackets ("" when there is none). The text table joins the two; ``short`` is the
+    picture's narrow corner: the note stays a line of its own only where it names a seat,
+    else it joins the first part (the second is then "")."""
     rules = state.rules
     trump = int(state.trump[game])
+    if trump < 0 and int(state.face_down[game]) >= 0:
+        return "face down", f"(hidden by {seat_label(int(state.hider[game]), names)})"
     if trump < 0:
-        if int(state.face_down[game]) >= 0:
-            return f"face down (hidden by {seat_label(int(state.hider[game]), names)})"
-        return "none yet" if rules.trump != "band" else "not chosen yet"
-    text = f"{SUIT_SYMBOLS[trump]} {SUIT_NAMES[trump]}" if symbols else SUIT_NAMES[trump]
-    if rules.trump == "open":
-        return text + f" (open card {card_str(int(state.open_card[game]), symbols=symbols)})"
-    if rules.trump == "band":
+        return ("not chosen yet" if rules.has_face_down else "none yet"), ""
+    suit = f"{SUIT_SYMBOLS[trump]} {SUIT_NAMES[trump]}" if symbols else SUIT_NAMES[trump]
+    if rules.has_face_down:
+        card = card_str(int(state.band_card[game]), symbols=symbols)
+        how = "asked for by" if state.asked[game] else "turned up by" if short else "turned up at the turn of"
         by = seat_label(int(state.revealed_by[game]), names)
-        how = "asked for by" if state.asked[game] else "turned up at the turn of"
-        return text + f" (band card {card_str(int(state.band_card[game]), symbols=symbols)}, {how} {by})"
-    return text + " (cut)"
+        return suit, f"(band card {card} {how} {by})" if short else f"(band card {card}, {how} {by})"
+    if rules.trump_known_from_start:
+        note = "(open card)" if short else f"(open card {card_str(int(state.open_card[game]), symbols=symbols)})"
+    else:
+        note = "(cut)"
+    return (f"{suit} {note}", "") if short else (suit, note)
+
+
+def trump_text(state: State, game: int = 0, names: Sequence[str] | None = None, symbols: bool = True) -> str:
+    """One line on the trump: none yet, face down, or the suit and how it was set."""
+    what, how = trump_status(state, game, names, symbols)
+    return f"{what} {how}" if how else what
 
 
 def render_text(

@@ -29,7 +29,10 @@ LAYERS: list[tuple[str, list[str]]] = [
             "mendikot_env.run_folder",
         ],
     ),
-    ("core", ["mendikot_env.core", "mendikot_env.core_*", "mendikot_env.core.*", "mendikot_env.match"]),
+    (
+        "core",
+        ["mendikot_env.deals", "mendikot_env.core", "mendikot_env.core_*", "mendikot_env.core.*", "mendikot_env.match"],
+    ),
     ("observation", ["mendikot_env.observation*", "mendikot_env.encoder*"]),
     ("belief", ["mendikot_env.belief*"]),  # one seat's knowledge of the unseen cards, from its observation
     (

@@ -490,6 +490,45 @@ def test_step_refuses_an_active_mask_of_the_wrong_shape() -> None:
             core.step(state, actions, active=active)  # [0, 1, 2] would be game indices
 
 
+@pytest.mark.parametrize(
+    ("actions", "words"),
+    [
+        (np.zeros(2, np.int64), "got shape (2,): [0, 0]"),
+        (np.zeros((3, 1), np.int64), "got shape (3, 1): [[0], [0], [0]]"),
+        ([[0, 0, 0]], "got shape (1, 3): [[0, 0, 0]]"),
+    ],
+)
+def test_step_refuses_actions_of_the_wrong_shape_in_one_line(actions, words: str) -> None:
+    state = core.new_hands(Rules(), 3, 0)
+    with pytest.raises(ValueError) as info:
+        core.step(state, actions)
+    message = str(info.value)
+    assert message.startswith("actions needs one action per game (shape (3,)) or one for all, ") and words in message
+    assert "\n" not in message and not isinstance(info.value, core.IllegalActionError)
+
+
+@pytest.mark.parametrize(
+    ("rules", "batch_size", "words"),
+    [
+        (Rules(), -1, "batch_size must be an integer 0 or more (the number of games), got -1"),
+        (Rules(), 2.5, "batch_size must be an integer 0 or more (the number of games), got 2.5"),
+        (Rules(), "3", "batch_size must be an integer 0 or more (the number of games), got '3'"),
+        (Rules(), True, "got True"),
+        ("band", 2, "rules must be a Rules, got the preset name 'band': use Rules.preset('band')"),
+        ({"trump": "band"}, 2, "rules must be a Rules"),
+    ],
+)
+def test_new_hands_refuses_a_bad_batch_size_or_rules_in_one_line(rules, batch_size, words: str) -> None:
+    with pytest.raises(ValueError) as info:
+        core.new_hands(rules, batch_size, 0)
+    assert words in str(info.value) and "\n" not in str(info.value)
+
+
+def test_an_empty_batch_is_still_dealt() -> None:
+    state = core.new_hands(Rules(), np.int64(0), 0)
+    assert state.batch_size == 0 and core.legal_bits(state).shape == (0,)
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32, np.int8])
 def test_an_out_of_range_action_of_any_integer_dtype_is_named(dtype: type) -> None:
     state = core.new_hands(Rules(), 2, 0)

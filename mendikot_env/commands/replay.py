@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..records import RecordError, Replay, format_record, read_json, replay_record
+from ..records import RecordError, Replay, format_record, read_json, replay_from
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -88,10 +88,7 @@ def replayed(path: str, data: Any) -> Replay:
     :func:`~mendikot_env.records.load_record` gives."""
     if isinstance(data, RecordError):
         raise data
-    try:
-        return replay_record(data)
-    except RecordError as error:
-        raise RecordError(f"{Path(path)}: {error}") from None
+    return replay_from(path, data)
 
 
 def check_all(records: list[tuple[str, Any]]) -> int:

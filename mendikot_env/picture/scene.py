@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .. import core
-from ..cards import NUM_RANKS, SUIT_NAMES, SUIT_SYMBOLS, TEN_RANK, card_str, popcount, set_to_cards
-from ..render import check_view, seat_label
+from ..cards import NUM_RANKS, TEN_RANK, popcount, set_to_cards
+from ..render import check_view, seat_label, trump_status
 from ..rules import Rules
 
 CARD_W, CARD_H = 42, 60  # a card on the table, in pixels
@@ -165,20 +165,8 @@ def seat_anchors(rules: Rules, bottom: int) -> dict[int, tuple[float, float]]:
 
 def _trump_lines(state: core.State, game: int, names: Sequence[str] | None) -> list[str]:
     """The trump state in one or two short lines (the picture's corner is narrow)."""
-    rules = state.rules
-    trump = int(state.trump[game])
-    if trump < 0:
-        if int(state.face_down[game]) >= 0:
-            return ["Trump: face down", f"(hidden by {seat_label(int(state.hider[game]), names)})"]
-        return ["Trump: none yet" if rules.trump != "band" else "Trump: not chosen yet"]
-    head = f"Trump: {SUIT_SYMBOLS[trump]} {SUIT_NAMES[trump]}"
-    if rules.trump == "open":
-        return [head + " (open card)"]
-    if rules.trump == "band":
-        by = seat_label(int(state.revealed_by[game]), names)
-        how = "asked for by" if state.asked[game] else "turned up by"
-        return [head, f"(band card {card_str(int(state.band_card[game]), symbols=True)} {how} {by})"]
-    return [head + " (cut)"]
+    what, how = trump_status(state, game, names, short=True)
+    return [f"Trump: {what}", how] if how else [f"Trump: {what}"]
 
 
 def _result_text(state: core.State, game: int) -> str:
@@ -329,7 +317,7 @@ def _add_game_corner(scene: Scene, state: core.State, game: int, over: bool, nam
         lines.append(f"Middle: {int(popcount(state.middle[game : game + 1])[0]) // n} trick(s) face down")
     for i, line in enumerate(lines):
         scene.add(Label(20, 30 + 20 * i, line, 15 if i else 16, INK, bold=i == 0))
-    if rules.trump == "open":
+    if rules.trump_known_from_start:
         y = 30 + 20 * len(lines) - 8
         scene.add(*_card(20, y, int(state.open_card[game])))
         scene.add(Label(20 + CARD_W + 8, y + 34, "open card", 12, INK))

@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 
 from .. import core
-from ..cards import ASK_ACTION, NUM_RANKS, TEN_RANK, card_str, is_integer, parse_card
+from ..cards import ASK_ACTION, NUM_RANKS, TEN_RANK, card_str, is_integer
 from ..checks import check_choice
+from ..records import TrickEvent, load_record, replay_record
 from ..render import check_view, seat_label
 from ..rules import Rules
 from .raster import scene_image
@@ -113,11 +114,22 @@ class RecordViewer:
         names: Sequence[str] | None = None,
         by: str = "trick",
     ) -> None:
-        from ..records import load_record, replay_record
-
         check_choice("by", by, ("trick", "card"))
-        data = load_record(record) if isinstance(record, str | Path) else record
-        replay_record(data)  # raises RecordError naming the first bad entry
+        dealt: list[core.State] = []  # the replay's dealt state
+        steps: list[tuple[core.State, TrickEvent]] = []  # and its state after each action
+
+        def keep(state: core.State, event: TrickEvent | None) -> None:
+            if event is None:
+                dealt.append(state.copy())
+            else:
+                steps.append((state.copy(), event))
+
+        # the one replay, which raises RecordError naming the first bad entry (and the file)
+        if isinstance(record, str | Path):
+            data = load_record(record, on_step=keep)
+        else:
+            data = record
+            replay_record(data, on_step=keep)
         self.record = data
         self.rules = Rules.from_dict(data["rules"])
         check_view(self.rules.n_players, seat, names, None)  # here, not at the first picture
@@ -127,51 +139,38 @@ class RecordViewer:
             names = [f"{p} ({s})" for s, p in enumerate(players)]
         self.names = list(names) if names is not None else None
         self.by = by
-        self.frames = self._frames()
+        self.frames = self._frames(dealt[0], steps)
 
     def _name(self, seat: int) -> str:
         return seat_label(seat, self.names)
 
-    def _frames(self) -> list[Frame]:
-        data, rules = self.record, self.rules
-        deal = [[parse_card(t) for t in hand] for hand in data["deal"]]
-        open_card = None if data["open_card"] is None else parse_card(data["open_card"])
-        state = core.new_hand(rules, rng=0, deal=deal, dealer=data["dealer"], open_card=open_card)
-        actions = [
-            (e["seat"], ASK_ACTION if e["action"] == "ASK" else parse_card(e["action"])) for e in data["actions"]
-        ]
-        dealer = data["dealer"]
+    def _frames(self, state: core.State, steps: list[tuple[core.State, TrickEvent]]) -> list[Frame]:
+        """The frames of a replay: the dealt ``state``, then each trick (or each action) of ``steps``."""
+        rules, dealer = self.rules, self.record["dealer"]
         start = f"The deal: {self._name(dealer)} deals, {self._name((dealer + 1) % rules.n_players)} leads"
-        i = 0
-        if rules.trump == "band":  # the face-down card is part of the deal's picture
-            core.step(state, np.array([actions[0][1]]))
+        taken = 0
+        if rules.has_face_down:  # the face-down card is part of the deal's picture
+            state, taken = steps[0][0], 1
             start += " and lays a card face down"
-            i = 1
-        frames = [Frame(state.copy(), i, None, None, start)]
+        frames = [Frame(state, taken, None, None, start)]
         notes: list[str] = []
-        for seat, action in actions[i:]:
-            trick_no = int(state.trick_no[0])
-            before = [(s, int(c)) for s, c in enumerate(state.trick_cards[0]) if c >= 0]
-            face_down = int(state.face_down[0])
-            core.step(state, np.array([action]))
-            i += 1
-            if face_down >= 0 and int(state.face_down[0]) < 0:
+        for state, event in steps[taken:]:
+            seat, action, trick_no = event.seat, event.action, event.trick
+            if event.revealed is not None:
                 how = "asked for by" if action == ASK_ACTION else "turned up by"
-                notes.append(f"{card_str(face_down, symbols=True)} {how} {self._name(int(state.revealed_by[0]))}")
-            done = int(state.trick_no[0]) > trick_no
-            if done:
-                winner = int(state.trick_winners[0, trick_no])
-                cards = [*before, (seat, action)]
+                notes.append(f"{card_str(event.revealed, symbols=True)} {how} {self._name(int(state.revealed_by[0]))}")
+            if event.trick_winner is not None:
+                winner, cards = event.trick_winner, event.trick_cards
                 tens = sum(1 for _, c in cards if c % NUM_RANKS == TEN_RANK)
                 caption = f"After trick {trick_no + 1}/{rules.n_tricks}: {self._name(winner)} takes it"
                 caption += f" ({tens} ten{'s' if tens != 1 else ''})" if tens else ""
                 caption += "; " + "; ".join(notes) if notes else ""
                 notes = []
-                frames.append(Frame(state.copy(), i, cards, winner, caption))
+                frames.append(Frame(state, event.index + 1, cards, winner, caption))
             elif self.by == "card":
                 caption = f"Trick {trick_no + 1}/{rules.n_tricks}: {self._name(seat)} "
                 caption += "asks for the face-down card" if action == ASK_ACTION else f"plays {card_str(action, True)}"
-                frames.append(Frame(state.copy(), i, None, None, caption))
+                frames.append(Frame(state, event.index + 1, None, None, caption))
         return frames
 
     def __len__(self) -> int:
