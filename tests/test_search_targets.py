@@ -1,0 +1,105 @@
+"""Search targets: what a shard holds, resuming a killed run, and the folders and shards refused."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import agents
+from mendikot_env.observation import ObservationEncoder
+from mendikot_env.rules import Rules
+from mendikot_env.training.search_targets import (
+    TargetsError,
+    generate_targets,
+    read_shard,
+    read_targets,
+    shard_path,
+)
+
+SPEC = "search:k=2,infer=0,exact=1"  # cheap: two deals a move, the last trick exact
+
+
+def generate(folder: Path, shards: int, rules: Rules | None = None, run_id: str = "run", **options: object) -> object:
+    rules = rules or Rules()
+    search = agents.make(SPEC, rules, seed=0)
+    return generate_targets(folder, rules, search, run_id=run_id, shards=shards, hands_per_shard=2, seed=3, **options)
+
+
+def test_a_shard_holds_every_decision_with_its_move_values_and_outcome(tmp_path: Path) -> None:
+    rules = Rules()
+    stats = generate(tmp_path, shards=1)
+    data = read_targets(tmp_path, rules, run_id="run")
+    n = len(data["outcomes"])
+    assert stats.decisions == n == 2 * 13 * 4 and stats.shards == 1  # two hands, every seat's every card
+    assert data["observations"].shape == (n, ObservationEncoder(rules, history=True).size)
+    searched = data["masks"].sum(axis=1) > 1
+    assert stats.labelled == searched.sum() > 0 and stats.labelled_per_cpu_s > 0
+    assert np.isnan(data["values"][~data["masks"]]).all(), "illegal moves have no value"
+    assert np.isfinite(data["values"][searched][data["masks"][searched]]).all(), "every legal move is valued"
+    assert np.isnan(data["values"][~searched]).all(), "a forced move is not searched"
+    assert (np.abs(data["values"][searched][data["masks"][searched]]) <= 3.1).all()
+    assert set(np.round(np.abs(data["outcomes"]))) <= {0.0, 1.0, 2.0, 3.0}
+    for hand in range(2):  # partners share an outcome, opponents have its opposite
+        outcome = data["outcomes"][data["hands"] == hand]
+        assert np.allclose(np.abs(outcome), abs(outcome[0]))
+
+
+def test_the_search_plays_its_best_move_unless_a_mover_plays(tmp_path: Path) -> None:
+    generate(tmp_path / "search", shards=1)
+    data = read_targets(tmp_path / "search", Rules())
+    generate(tmp_path / "hard", shards=1, mover=agents.make("hard", Rules()))
+    other = read_targets(tmp_path / "hard", Rules())
+    assert not np.array_equal(data["observations"], other["observations"][: len(data["observations"])])
+
+
+def test_a_killed_run_resumes_from_its_shards(tmp_path: Path) -> None:
+    folder = tmp_path / "killed"
+    code = (
+        "import agents; from mendikot_env.rules import Rules;"
+        "from mendikot_env.training.search_targets import generate_targets;"
+        f"generate_targets({str(folder)!r}, Rules(), agents.make({SPEC!r}, Rules(), seed=0), run_id='run',"
+        " shards=40, hands_per_shard=2, seed=3)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    process = subprocess.Popen([sys.executable, "-c", code], env=env)
+    deadline = time.monotonic() + 50
+    while not shard_path(folder, 1).exists() and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    written = sorted(folder.glob("shard-*.npz"))
+    assert 2 <= len(written) < 40, "killed mid-run, with shards written"
+    stats = generate(folder, shards=len(written) + 1)
+    assert stats.shards == 1, "the shards written are kept, only the missing one is made"
+    assert not list(folder.glob(".*.tmp")), "a shard being written when killed leaves nothing behind"
+    generate(tmp_path / "whole", shards=len(written) + 1)
+    for index in range(len(written) + 1):
+        mine, whole = (
+            read_shard(shard_path(folder, index), Rules()),
+            read_shard(shard_path(tmp_path / "whole", index), Rules()),
+        )
+        assert all(np.array_equal(mine[k], whole[k], equal_nan=True) for k in mine), f"shard {index} as in one run"
+
+
+def test_a_folder_of_another_run_or_rules_and_a_corrupt_shard_are_refused(tmp_path: Path) -> None:
+    generate(tmp_path, shards=1)
+    with pytest.raises(TargetsError, match="belongs to run 'run', not 'other'"):
+        generate(tmp_path, shards=2, run_id="other")
+    band = Rules.preset("band")
+    with pytest.raises(TargetsError, match="was made for rules"):
+        generate(tmp_path, shards=2, rules=band)
+    shard = shard_path(tmp_path, 0)
+    kept = shard.read_bytes()
+    shard.write_bytes(kept[: len(kept) // 2])
+    with pytest.raises(TargetsError, match=f"shard {shard} cannot be read"):
+        generate(tmp_path, shards=2)
+    assert shard.read_bytes() == kept[: len(kept) // 2] and not shard_path(tmp_path, 1).exists(), "nothing touched"
+    with pytest.raises(TargetsError, match="is not a search-target manifest"):
+        read_targets(tmp_path / "nowhere", Rules())
