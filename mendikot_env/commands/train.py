@@ -1,4 +1,4 @@
-"""``mendikot train``: self-play training (masked PPO) with checkpoints and resume."""
+"""``mendikot train``: self-play training (masked PPO, DMC or expert iteration) with checkpoints and resume."""
 
 from __future__ import annotations
 
@@ -45,6 +45,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        from ..training import exit as expert_iteration
         from ..training.loop import train
         from ..training.metrics import read_rows
     except ImportError as error:
@@ -68,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
         options = _resumed_options(Path(args.resume), given, checkpoint)
     else:
         options = Args.from_dict(given)
-    out = train(options, resume=bool(args.resume), overwrite=args.overwrite, checkpoint=checkpoint)
+    trainer = expert_iteration.train if options.algorithm == "exit" else train
+    out = trainer(options, resume=bool(args.resume), overwrite=args.overwrite, checkpoint=checkpoint)
     final = read_rows(out / "metrics.jsonl")[-1]
     print(f"run folder: {out}")
     for key, value in final.items():

@@ -37,7 +37,7 @@ def cpu_has_native_bfloat16(cpuinfo: str | Path = "/proc/cpuinfo") -> bool | Non
     return any(flag in flags for flag in NATIVE_BFLOAT16_FLAGS)
 
 
-ALGORITHMS = ("ppo", "dmc")  # masked PPO, or Deep Monte-Carlo (see Args.algorithm)
+ALGORITHMS = ("ppo", "dmc", "exit")  # masked PPO, Deep Monte-Carlo or expert iteration (see Args.algorithm)
 # The allowed values of every option that names a choice, checked when Args is made.
 CHOICES: dict[str, tuple[str, ...]] = {
     "algorithm": ALGORITHMS,
@@ -77,6 +77,10 @@ RANGES: dict[str, tuple[float, float, bool]] = {
     "eval_deals": (1, INF, True),
     "checkpoint_every_minutes": (0.0, INF, True),  # 0: after every iteration
     "threads": (0, INF, True),  # 0: torch's default
+    "exit_hands": (1, INF, True),
+    "exit_shard_hands": (1, INF, True),
+    "exit_temperature": (0.0, INF, False),
+    "exit_window": (1, INF, True),
 }
 
 
@@ -246,7 +250,9 @@ class Args:
     rule_fields: dict[str, Any] = field(default_factory=dict)
     """rules fields that change the preset, e.g. {"n_players": 6} (the command line's --n-players 6)"""
     algorithm: str = "ppo"
-    """ppo (masked PPO, policy + value heads) or dmc (Deep Monte-Carlo: the policy head is Q(s, a))"""
+    """ppo (masked PPO, policy + value heads), dmc (Deep Monte-Carlo: the policy head is Q(s, a)) or
+    exit (expert iteration: the network learns the search's move values, generation by generation;
+    an iteration is a generation)"""
     epsilon: float = 0.05
     """dmc only: share of random legal actions while collecting"""
     out: str = "runs/standard"
@@ -346,6 +352,22 @@ class Args:
     is busy, where --threads 1 can be several times faster)"""
     progress: bool = True
     """show a progress bar"""
+    exit_search: str = "search:k=16,infer=0,exact=1"
+    """exit only: the search that labels every decision with its move values (a search spec,
+    see agents.search)"""
+    exit_network_rollout: bool = False
+    """exit only: from the second generation the search plays its rollouts with the current
+    network instead of the spec's rollout agent"""
+    exit_hands: int = 256
+    """exit only: hands of search self-play labelled per generation"""
+    exit_shard_hands: int = 64
+    """exit only: hands played and searched at once, written as one shard (a crash loses at
+    most one shard of work)"""
+    exit_temperature: float = 0.1
+    """exit only: the policy target is the softmax of the search's move values (points) over
+    this temperature"""
+    exit_window: int = 2
+    """exit only: the network fits the targets of this many generations, the newest last"""
 
     def __post_init__(self) -> None:
         check_types(self)

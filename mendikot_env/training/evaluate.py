@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import torch
 
@@ -13,16 +14,23 @@ EVAL_SEED = 12345  # the same deals at every evaluation, so curves compare like 
 
 
 def evaluate_against(
-    network: torch.nn.Module, rules: Rules, opponents: Sequence[str], deals: int, device: torch.device | str = "cpu"
+    network: torch.nn.Module,
+    rules: Rules,
+    opponents: Sequence[str],
+    deals: int,
+    device: torch.device | str = "cpu",
+    others: dict[str, Any] | None = None,
 ) -> dict[str, float]:
-    """Greedy play of ``network`` against each named agent: win rate and its 95% interval."""
+    """Greedy play of ``network`` against each named agent, and each agent of ``others`` by
+    the name its keys take (e.g. ``{"previous": agent}``): win rate and its 95% interval."""
     from agents import make
     from agents.neural import NeuralAgent
 
     learner = NeuralAgent(network, rules, greedy=True, device=device, name="learner")
     row: dict[str, float] = {}
-    for name in opponents:
-        result = duplicate_arena(rules, learner, make(name, rules, seed=EVAL_SEED), deals=deals, seed=EVAL_SEED)
+    named = {name: make(name, rules, seed=EVAL_SEED) for name in opponents}
+    for name, opponent in {**named, **(others or {})}.items():
+        result = duplicate_arena(rules, learner, opponent, deals=deals, seed=EVAL_SEED)
         row[f"eval/win_rate_vs_{name}"] = result.win_rate
         row[f"eval/ci_low_vs_{name}"] = result.ci_low
         row[f"eval/ci_high_vs_{name}"] = result.ci_high

@@ -155,6 +155,8 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
     Returns:
         The run folder (``checkpoint.pt``, ``agent.pt``, metrics, learning curve).
     """
+    if args.algorithm == "exit":
+        raise ValueError("Args.algorithm 'exit' trains with mendikot_env.training.exit.train (mendikot train does so)")
     out = Path(args.out)
     rules, device = start_checks(args, resume, overwrite)
     saved = None

@@ -1,0 +1,263 @@
+"""Expert iteration for Mendikot in one file (CleanRL style): the network learns the search.
+
+The search (:class:`agents.search.SearchAgent`: sampled deals, every legal move played out)
+plays better than any policy it rolls out with; the network learns to play like it at the
+cost of one forward pass; a search that rolls out with that network improves again (Anthony
+et al. 2017, "Thinking fast and slow"; AlphaZero). Three pieces, kept apart: the search, the
+data it writes (:mod:`mendikot_env.training.search_targets`: every decision's observation,
+mask, the search's value of every legal move and the hand's outcome), and the fit. The loop
+in :func:`train` alternates them, one generation per iteration:
+
+1. generate: ``exit_hands`` hands of search self-play, every decision labelled, written as
+   shards under ``targets/gen-NNNNNN`` (with ``exit_network_rollout`` the search rolls out
+   with the current network from the second generation on);
+2. fit the network to the last ``exit_window`` generations' targets: the policy head by
+   cross-entropy to the softmax of the search's move values at ``exit_temperature`` (legal
+   moves only; forced decisions have no policy target), the value head by squared error to
+   the hand's outcome for the mover's team (points, as the search counts them);
+3. log (the PPO trainer's ``charts/`` and ``losses/`` keys that apply, plus
+   ``charts/labelled_per_s``), evaluate in the duplicate arena against ``eval_opponents``
+   and the previous generation (``eval/win_rate_vs_previous``), checkpoint atomically.
+
+A checkpoint is written after every generation; a resume continues from the last one, and
+the targets of a generation cut short are kept shard by shard and reused (each shard is a
+pure function of the seed, the generation and the network), so a resumed run ends with the
+same weights as one never stopped. The settings are the trainer's ``Args`` (the ``exit_``
+fields, and ``epochs``, ``minibatch``, ``learning_rate``, ``value_coef``,
+``max_grad_norm``, ``eval_deals``, ``eval_opponents``, ``max_iterations`` as the number of
+generations, ``minutes``).
+
+Run it with ``mendikot train --algorithm exit --minutes 60 --out runs/exit``.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.neural import NeuralAgent
+from agents.registry import make
+from agents.search import SearchAgent, parse_search_spec
+
+from ..observation import observation_layout
+from ..rules import Rules
+from ..run_folder import TRAINING_RUN_FILES, prepare_run_folder
+from ..seeding import SEED_MAX
+from .args import Args
+from .checkpoint import TrainingState, export_agent, resume_state, save_atomic
+from .evaluate import evaluate_against
+from .loop import check_finite_weights, initial_state, learning_rate, optimizer_step, set_threads, start_checks
+from .metrics import MetricsLog
+from .search_targets import TargetStats, generate_targets, read_targets
+
+EXIT_RUN_FILES = (*TRAINING_RUN_FILES, "targets")  # what --overwrite deletes
+LOSSES = ("policy", "value")  # logged as losses/NAME
+
+
+# ------------------------------------------------------------------------ the loop
+
+
+def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint: dict[str, Any] | None = None) -> Path:
+    """Run (or resume) an expert-iteration run (``args.algorithm == "exit"``).
+
+    Args:
+        args: the run's settings (on a resume, the run keeps its own network).
+        resume: continue the run in ``args.out`` exactly, from its checkpoint.
+        overwrite: a new run in a folder that already holds one deletes that run's files first.
+        checkpoint: on a resume, the run's checkpoint as ``load_checkpoint`` returned it.
+
+    Returns:
+        The run folder (``checkpoint.pt``, ``agent.pt``, ``targets/``, metrics, learning curve).
+    """
+    out = Path(args.out)
+    rules, device = start_checks(args, resume, overwrite)
+    parse_search_spec(args.exit_search)  # a bad spec fails before any work, naming the value
+    saved = None
+    if resume:
+        saved, args = resume_state(out / "checkpoint.pt", rules, args, checkpoint)
+    else:
+        hint = f"`mendikot train --resume {out}`" if (out / "checkpoint.pt").is_file() else None
+        prepare_run_folder(out, EXIT_RUN_FILES, overwrite, resume_hint=hint)
+    set_threads(args, device)
+    run = initial_state(rules, args, device, [], None)
+    if saved is not None:
+        run.restore(saved, out / "checkpoint.pt", args)
+    network, counters = run.network, run.counters
+    log = MetricsLog(out, resume=resume, counters=counters)
+    budget = args.minutes * 60.0
+    session_start = time.perf_counter() - counters["seconds"]
+    while True:
+        counters["seconds"] = time.perf_counter() - session_start
+        if counters["seconds"] >= budget or (args.max_iterations and counters["iteration"] >= args.max_iterations):
+            break
+        generation = counters["iteration"] + 1
+        previous = frozen_agent(network, rules, device)  # the network before this generation's fit
+
+        # 1. Targets: search self-play, every decision labelled, in resumable shards.
+        network.eval()
+        stats = generate(out, rules, args, network, device, generation)
+
+        # 2. Fit the network to the window's targets.
+        batch = TargetBatch.of(out, rules, args, generation, device)
+        for group in run.optimizer.param_groups:
+            group["lr"] = learning_rate(args, counters)
+        update_start = time.perf_counter()
+        losses = fit(network, run.optimizer, batch, args, run.generator)
+        update_seconds = time.perf_counter() - update_start
+        check_finite_weights(network, generation, out)
+
+        # 3. Log, evaluate against the opponents and the previous generation, checkpoint.
+        count(counters, stats, args.exit_hands, time.perf_counter() - session_start)
+        network.eval()
+        row = metrics_row(stats, losses, update_seconds, run.optimizer.param_groups[0]["lr"], batch, network)
+        others = {"previous": previous}
+        row |= evaluate_against(network, rules, args.eval_opponents, args.eval_deals, device, others)
+        log.write(counters, row)
+        save_atomic(run.payload(rules, args), out / "checkpoint.pt")
+    finish(run, log, rules, args, out)
+    return out
+
+
+# ------------------------------------------------------------------------ the loop's steps
+
+
+def generate(
+    out: Path, rules: Rules, args: Args, network: nn.Module, device: torch.device, generation: int
+) -> TargetStats:
+    """This generation's targets under ``out/targets`` (the shards already there are kept)."""
+    spec = parse_search_spec(args.exit_search)
+    seeds = np.random.SeedSequence([args.seed, generation]).generate_state(2, dtype=np.uint64) % SEED_MAX
+    search = make(args.exit_search, rules, seed=int(seeds[0]))
+    if args.exit_network_rollout and generation > 1:  # the first network has learnt nothing yet
+        rollout = NeuralAgent(network, rules, greedy=True, device=device, name="network")
+        search = SearchAgent(rules, rollout, replace(spec, rollout="trained"), seed=int(seeds[0]), name="search")
+    shards = -(-args.exit_hands // args.exit_shard_hands)
+    return generate_targets(
+        target_folder(out, generation),
+        rules,
+        search,
+        run_id=run_id(args, network, generation),
+        shards=shards,
+        hands_per_shard=args.exit_shard_hands,
+        seed=int(seeds[1]),
+    )
+
+
+def target_folder(out: Path, generation: int) -> Path:
+    return out / "targets" / f"gen-{generation:06d}"
+
+
+def run_id(args: Args, network: nn.Module, generation: int) -> str:
+    """Names what a generation's shards depend on: the seed, the generation, the search and
+    the network that rolls out (a digest of its weights), so a folder made otherwise is refused."""
+    digest = hashlib.sha256()
+    for tensor in network.state_dict().values():
+        digest.update(tensor.detach().cpu().numpy().tobytes())
+    rollout = f"network {digest.hexdigest()[:16]}" if args.exit_network_rollout and generation > 1 else "spec"
+    return f"exit seed {args.seed} generation {generation} {args.exit_search} rollout {rollout}"
+
+
+@dataclass
+class TargetBatch:
+    """The window's targets as tensors on the device."""
+
+    observations: torch.Tensor  # (N, D) float32: the plain observation (the network's input)
+    masks: torch.Tensor  # (N, 53) bool
+    policy: torch.Tensor  # (N, 53) float32: softmax of the move values over the temperature, 0 where illegal
+    searched: torch.Tensor  # (N,) bool: a decision the search valued (two or more legal moves)
+    outcomes: torch.Tensor  # (N,) float32: the hand's outcome for the mover's team
+
+    @classmethod
+    def of(cls, out: Path, rules: Rules, args: Args, generation: int, device: torch.device) -> TargetBatch:
+        first = max(1, generation - args.exit_window + 1)
+        parts = [read_targets(target_folder(out, g), rules) for g in range(first, generation + 1)]
+        data = {name: np.concatenate([part[name] for part in parts]) for name in parts[-1]}
+        plain = observation_layout(rules).size
+        values = torch.from_numpy(data["values"])
+        searched = torch.isfinite(values).any(dim=1)
+        logits = torch.nan_to_num(values / args.exit_temperature, nan=-torch.inf)
+        policy = torch.where(searched[:, None], torch.softmax(logits, dim=1), 0.0).nan_to_num(0.0)
+        return cls(
+            observations=torch.from_numpy(np.ascontiguousarray(data["observations"][:, :plain])).to(device),
+            masks=torch.from_numpy(data["masks"]).to(device),
+            policy=policy.to(device),
+            searched=searched.to(device),
+            outcomes=torch.from_numpy(data["outcomes"]).to(device),
+        )
+
+    def __len__(self) -> int:
+        return int(self.outcomes.shape[0])
+
+
+def fit(
+    network: nn.Module, optimizer: torch.optim.Optimizer, batch: TargetBatch, args: Args, generator: torch.Generator
+) -> dict[str, float]:
+    """``args.epochs`` passes over the targets in shuffled minibatches of ``args.minibatch``;
+    returns the mean of each loss over the minibatches."""
+    network.train()
+    totals, steps = dict.fromkeys(LOSSES, 0.0), 0
+    for _ in range(args.epochs):
+        order = torch.randperm(len(batch), generator=generator).to(batch.masks.device)
+        for start in range(0, len(batch), args.minibatch):
+            idx = order[start : start + args.minibatch]
+            logits, values = network(batch.observations[idx], batch.masks[idx])
+            log_probs = torch.log_softmax(logits, dim=-1).masked_fill(~batch.masks[idx], 0.0)
+            searched = batch.searched[idx].float()
+            cross_entropy = -(batch.policy[idx] * log_probs).sum(dim=-1)
+            policy_loss = (cross_entropy * searched).sum() / searched.sum().clamp(min=1.0)
+            value_loss = 0.5 * ((values - batch.outcomes[idx]) ** 2).mean()
+            optimizer_step(network, optimizer, policy_loss + args.value_coef * value_loss, args.max_grad_norm)
+            totals["policy"] += policy_loss.item()
+            totals["value"] += value_loss.item()
+            steps += 1
+    return {name: total / max(steps, 1) for name, total in totals.items()}
+
+
+def frozen_agent(network: nn.Module, rules: Rules, device: torch.device) -> NeuralAgent:
+    """A greedy agent playing a frozen copy of ``network`` as it is now."""
+    return NeuralAgent(copy.deepcopy(network).eval(), rules, greedy=True, device=device, name="previous")
+
+
+def count(counters: dict[str, Any], stats: TargetStats, hands: int, seconds: float) -> None:
+    """Add a generation to the run's counters: samples are the decisions the search valued."""
+    counters["iteration"] += 1
+    counters["samples"] += stats.labelled
+    counters["hands"] += hands
+    counters["decisions"] += stats.decisions
+    counters["seconds"] = seconds
+
+
+@torch.no_grad()
+def metrics_row(
+    stats: TargetStats, losses: dict[str, float], update_seconds: float, lr: float, batch: TargetBatch, network: Any
+) -> dict[str, float]:
+    """One generation's log row: the PPO trainer's keys that apply, the labelling speed, and
+    how often the network's choice is the search's best move (``charts/agreement``)."""
+    logits, _ = network(batch.observations, batch.masks)
+    agree = (logits.argmax(-1) == batch.policy.argmax(-1))[batch.searched].float().mean().item()
+    seconds = max(stats.seconds, 1e-9)
+    return {
+        "charts/samples_per_s": stats.labelled / seconds,
+        "charts/decisions_per_s": stats.decisions / seconds,
+        "charts/labelled_per_s": stats.labelled_per_cpu_s,
+        "charts/update_seconds": update_seconds,
+        "charts/learning_rate": lr,
+        "charts/agreement": agree,
+        **{f"losses/{name}": value for name, value in losses.items()},
+    }
+
+
+def finish(run: TrainingState, log: MetricsLog, rules: Rules, args: Args, out: Path) -> None:
+    """The end of a run: the last checkpoint, the agent file, the CSV and the plot."""
+    save_atomic(run.payload(rules, args), out / "checkpoint.pt")
+    export_agent(run.network, rules, args, out / "agent.pt")
+    log.close()
+    log.plot(out / "learning_curve.png")

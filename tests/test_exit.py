@@ -1,0 +1,82 @@
+"""Expert iteration (``mendikot train --algorithm exit``): a run that plays, resumes exactly and logs its keys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+import agents
+from mendikot_env import Rules
+from mendikot_env.arena import duplicate_arena
+from mendikot_env.cli import main
+from mendikot_env.training import exit as expert_iteration
+from mendikot_env.training.checkpoint import load_checkpoint
+from mendikot_env.training.loop import Args, train
+from mendikot_env.training.metrics import read_rows
+
+# Two hands a generation in one shard, two deals a move: seconds a generation.
+TINY = {
+    "algorithm": "exit",
+    "exit_search": "search:k=2,infer=0,exact=1",
+    "exit_hands": 2,
+    "exit_shard_hands": 2,
+    "eval_deals": 2,
+    "eval_opponents": ("hard",),
+    "epochs": 2,
+    "minibatch": 64,
+    "hidden": (32,),
+    "card_hidden": 8,
+    "threads": 1,
+    "progress": False,
+}
+
+
+def tiny_args(out: Path, **changes: object) -> Args:
+    return Args(out=str(out), **{**TINY, **changes})
+
+
+def command(out: Path, *options: str) -> list[str]:
+    return ["train", "--out", str(out), "--algorithm", "exit", "--exit-search", TINY["exit_search"], *options]
+
+
+def test_a_resumed_run_ends_as_one_never_stopped_and_plays_as_an_agent(tmp_path: Path) -> None:
+    tiny = ["--exit-hands", "2", "--exit-shard-hands", "2", "--eval-deals", "2", "--eval-opponents", "hard"]
+    tiny += ["--epochs", "2", "--minibatch", "64", "--hidden", "32", "--card-hidden", "8", "--threads", "1"]
+    tiny += ["--no-progress"]
+    assert main(command(tmp_path / "stopped", "--max-iterations", "1", *tiny)) == 0
+    assert main(["train", "--resume", str(tmp_path / "stopped"), "--max-iterations", "2"]) == 0
+    expert_iteration.train(tiny_args(tmp_path / "whole", max_iterations=2))
+    stopped = load_checkpoint(tmp_path / "stopped" / "checkpoint.pt", kind="training")
+    whole = load_checkpoint(tmp_path / "whole" / "checkpoint.pt", kind="training")
+    assert stopped["counters"]["iteration"] == whole["counters"]["iteration"] == 2
+    for name, weights in whole["model"].items():
+        assert torch.equal(stopped["model"][name], weights), f"{name} differs after the resume"
+    rows = read_rows(tmp_path / "stopped" / "metrics.jsonl")
+    assert [row["iteration"] for row in rows] == [1, 2]
+    for key in ("eval/win_rate_vs_hard", "eval/win_rate_vs_previous", "losses/policy", "losses/value"):
+        assert key in rows[-1], key
+    assert rows[-1]["charts/labelled_per_s"] > 0 and 0 <= rows[-1]["charts/agreement"] <= 1
+    assert sorted(p.name for p in (tmp_path / "whole" / "targets").iterdir()) == ["gen-000001", "gen-000002"]
+    learner = agents.load(tmp_path / "whole", Rules())
+    result = duplicate_arena(Rules(), learner, agents.make("hard", Rules()), deals=2, seed=0)
+    assert 0 <= result.win_rate <= 1
+
+
+def test_the_policy_learns_the_search_values(tmp_path: Path) -> None:
+    out = expert_iteration.train(tiny_args(tmp_path, max_iterations=3, exit_window=3, epochs=20))
+    rows = read_rows(out / "metrics.jsonl")
+    assert rows[-1]["losses/policy"] < rows[0]["losses/policy"], "the fit brings the policy to the targets"
+
+
+def test_bad_settings_are_refused_before_any_work(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="k='0'"):
+        expert_iteration.train(tiny_args(tmp_path / "run", exit_search="search:k=0"))
+    assert not (tmp_path / "run").exists()
+    with pytest.raises(ValueError, match="--exit-temperature"):
+        tiny_args(tmp_path, exit_temperature=0.0)
+    with pytest.raises(ValueError, match="one of .*exit"):
+        tiny_args(tmp_path, algorithm="alphazero")
+    with pytest.raises(ValueError, match="mendikot_env.training.exit.train"):
+        train(tiny_args(tmp_path))
