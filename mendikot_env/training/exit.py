@@ -78,7 +78,7 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
         The run folder (``checkpoint.pt``, ``agent.pt``, ``targets/``, metrics, learning curve).
     """
     out = Path(args.out)
-    rules, device = start_checks(args, resume, overwrite)
+    rules, device = start_checks(args, resume, overwrite, algorithms=("exit",))
     parse_search_spec(args.exit_search)  # a bad spec fails before any work, naming the value
     saved = None
     if resume:

@@ -155,8 +155,6 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
     Returns:
         The run folder (``checkpoint.pt``, ``agent.pt``, metrics, learning curve).
     """
-    if args.algorithm == "exit":
-        raise ValueError("Args.algorithm 'exit' trains with mendikot_env.training.exit.train (mendikot train does so)")
     out = Path(args.out)
     rules, device = start_checks(args, resume, overwrite)
     saved = None
@@ -228,8 +226,16 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
 # ------------------------------------------------------------------------ the loop's steps
 
 
-def start_checks(args: Args, resume: bool, overwrite: bool) -> tuple[Rules, torch.device]:
-    """The run's rules and device, once the settings that only a run can check are good."""
+def start_checks(
+    args: Args, resume: bool, overwrite: bool, algorithms: tuple[str, ...] = ("ppo", "dmc")
+) -> tuple[Rules, torch.device]:
+    """The run's rules and device, once the settings that only a run can check are good
+    (``algorithms``: those the calling trainer runs)."""
+    if args.algorithm not in algorithms:
+        raise ValueError(
+            f"Args.algorithm {args.algorithm!r} is not trained here: ppo and dmc train with "
+            "mendikot_env.training.loop.train, exit with mendikot_env.training.exit.train (mendikot train picks)"
+        )
     if resume and overwrite:
         raise ValueError("resume and overwrite exclude each other: a resume continues the run in its folder")
     rules = args.resolved_rules()
