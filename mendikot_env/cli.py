@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "mendikot_env.commands.play",
     "mendikot_env.commands.train",
     "mendikot_env.commands.train_rllib",
+    "mendikot_env.commands.exploit",
 )
 
 
