@@ -240,9 +240,12 @@ def metrics_row(
     stats: TargetStats, losses: dict[str, float], update_seconds: float, lr: float, batch: TargetBatch, network: Any
 ) -> dict[str, float]:
     """One generation's log row: the PPO trainer's keys that apply, the labelling speed, and
-    how often the network's choice is the search's best move (``charts/agreement``)."""
+    how often the network's move is one of the search's best (``charts/agreement``, ties
+    included: equal cards have equal values)."""
     logits, _ = network(batch.observations, batch.masks)
-    agree = (logits.argmax(-1) == batch.policy.argmax(-1))[batch.searched].float().mean().item()
+    target = batch.policy[batch.searched]  # a move of the best value has the target's largest share (ties too)
+    chosen = target.gather(1, logits[batch.searched].argmax(-1, keepdim=True)).squeeze(1)
+    agree = (chosen >= target.max(dim=1).values - 1e-6).float().mean().item()
     seconds = max(stats.seconds, 1e-9)
     return {
         "charts/samples_per_s": stats.labelled / seconds,
