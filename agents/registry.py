@@ -22,7 +22,7 @@ from mendikot_env.rules import Rules, resolve_rules
 from .base import Agent, RandomAgent, check_trained_for
 from .ensemble import MEMBER_SEPARATOR, EnsembleAgent
 from .rule_based import LEVELS, RuleBasedAgent
-from .search import SearchAgent, parse_search_spec
+from .search import ROLLOUT_NAMES, SearchAgent, parse_search_spec
 
 AGENT_NAMES = ("random", *LEVELS, "trained", "search")
 # The trained agents shipped inside the package, by rules preset: the name "trained" picks
@@ -83,11 +83,12 @@ def make(name: str, rules: Rules | str | None = None, seed: int | None = None) -
             f"{what}; known agents: {', '.join(AGENT_NAMES)}"
             " (agents.load and --a also take a run folder or checkpoint path)"
         )
-    return _named_agent(key, resolve_rules(rules), seed)
+    return _named_agent(key, resolve_rules(rules), seed, text=name.strip())
 
 
-def _named_agent(key: str, rules: Rules, seed: int | None) -> Agent:
-    """The agent of a known name (lower case, one of ``AGENT_NAMES``) for resolved ``rules``."""
+def _named_agent(key: str, rules: Rules, seed: int | None, text: str | None = None) -> Agent:
+    """The agent of a known name (lower case, one of ``AGENT_NAMES``) for resolved ``rules``;
+    ``text``: a search spec as written (its rollout may be a path, whose case counts)."""
     if key == "random":
         return RandomAgent(seed=seed)
     if key == "trained":
@@ -95,7 +96,7 @@ def _named_agent(key: str, rules: Rules, seed: int | None) -> Agent:
         agent.name = "trained"
         return agent
     if _is_search(key):
-        return _search_agent(key, rules, seed)
+        return _search_agent(key, rules, seed, key)  # TODO(exit): text, once parse_search_spec takes paths
     return RuleBasedAgent(rules, key, seed=seed)
 
 
@@ -114,7 +115,7 @@ def load(spec: str | Path, rules: Rules | str | None = None, seed: int | None = 
     spec = str(spec)
     rules = None if rules is None else resolve_rules(rules)  # a Rules, a preset name or a dict of fields
     if (key := spec.strip().lower()) in AGENT_NAMES or _is_search(key):
-        return _named_agent(key, Rules() if rules is None else rules, seed)
+        return _named_agent(key, Rules() if rules is None else rules, seed, text=spec.strip())
     path = Path(spec)
     if MEMBER_SEPARATOR in spec and not path.exists():
         return EnsembleAgent([load(part, rules, seed) for part in _ensemble_members(spec)])
@@ -143,10 +144,17 @@ def _is_search(key: str) -> bool:
     return key.partition(":")[0].strip() == "search"
 
 
-def _search_agent(spec: str, rules: Rules, seed: int | None) -> Agent:
-    """The search agent of a ``search:k=64,rollout=hard,budget_ms=50`` spec (see :mod:`agents.search`)."""
-    settings = parse_search_spec(spec)
-    rollout = _named_agent(settings.rollout, rules, seed)  # parse_search_spec took a name of ROLLOUT_NAMES
+def _search_agent(spec: str, rules: Rules, seed: int | None, text: str) -> Agent:
+    """The search agent of a ``search:k=64,rollout=hard,budget_ms=50`` spec (see :mod:`agents.search`),
+    lower case in ``spec`` (its name) and as written in ``text`` (a rollout path keeps its case)."""
+    settings = parse_search_spec(text)
+    if settings.rollout in ROLLOUT_NAMES:
+        rollout = _named_agent(settings.rollout, rules, seed)
+    else:  # a trained network's run folder or file, checked to play these rules
+        try:
+            rollout = load(settings.rollout, rules, seed)
+        except ValueError as error:
+            raise ValueError(f"search spec {text!r}: rollout={settings.rollout!r}: {error}") from None
     return SearchAgent(rules, rollout, settings, seed=seed, name=spec)
 
 

@@ -80,3 +80,32 @@ def test_bad_settings_are_refused_before_any_work(tmp_path: Path) -> None:
         tiny_args(tmp_path, algorithm="alphazero")
     with pytest.raises(ValueError, match="mendikot_env.training.exit.train"):
         train(tiny_args(tmp_path))
+
+
+def network_file(path: Path, rules: Rules) -> Path:
+    """An untrained network's agent file, as a run would export it."""
+    from agents.network import build_network
+    from mendikot_env.training.args import network_spec
+    from mendikot_env.training.checkpoint import export_agent
+
+    args = Args(hidden=(32,), card_hidden=8, rules=rules.to_dict())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return export_agent(build_network(rules, network_spec(rules, args)), rules, args, path)
+
+
+def test_the_search_rolls_out_with_a_network_named_by_its_path(tmp_path: Path) -> None:
+    from agents.neural import NeuralAgent
+    from agents.search import SearchAgent
+
+    path = network_file(tmp_path / "Runs" / "Net" / "agent.pt", Rules())  # the path keeps its capitals
+    for where in (path, path.parent):
+        search = agents.make(f"search:k=2,infer=0,exact=1,rollout={where}", Rules(), seed=0)
+        assert isinstance(search, SearchAgent) and isinstance(search.rollout, NeuralAgent)
+        assert search.spec.rollout == str(where)
+    result = duplicate_arena(Rules(), search, agents.make("random", Rules()), deals=1, seed=0)
+    assert 0 <= result.win_rate <= 1
+    band = network_file(tmp_path / "band.pt", Rules.preset("band"))
+    with pytest.raises(ValueError, match="band.pt"):
+        agents.make(f"search:rollout={band}", Rules())
+    with pytest.raises(ValueError, match="rollout='runs/missing'.*does not exist"):
+        agents.load("search:rollout=runs/missing", Rules())
