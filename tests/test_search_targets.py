@@ -103,3 +103,22 @@ def test_a_folder_of_another_run_or_rules_and_a_corrupt_shard_are_refused(tmp_pa
     assert shard.read_bytes() == kept[: len(kept) // 2] and not shard_path(tmp_path, 1).exists(), "nothing touched"
     with pytest.raises(TargetsError, match="is not a search-target manifest"):
         read_targets(tmp_path / "nowhere", Rules())
+
+
+def test_equal_cards_are_played_out_once_and_share_a_value() -> None:
+    from agents.search import distinct_moves
+    from mendikot_env import core
+    from mendikot_env.belief import Belief, InfoState
+    from mendikot_env.training.search_targets import equal_runs
+
+    rules = Rules()
+    state = core.new_hands(rules, 1, rng=0)
+    obs = ObservationEncoder(rules).encode(state, state.current)[0]
+    mask = core.legal_action_mask(state)[0]
+    belief = Belief(InfoState(rules, obs, mask))
+    moves = np.flatnonzero(mask)
+    kept, stands = equal_runs(belief, moves)
+    assert kept.size < moves.size, "a first hand of 13 cards holds some run of equal cards"
+    assert np.array_equal(kept[stands[np.isin(moves, kept)]], moves[np.isin(moves, kept)])
+    for move, stand in zip(moves, kept[stands], strict=True):
+        assert distinct_moves(belief, np.array([stand, move]), int(stand)).size == 1
