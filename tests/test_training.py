@@ -1253,3 +1253,35 @@ def test_a_corrupt_metrics_line_is_named_with_its_file(tmp_path: Path) -> None:
         MetricsLog(run, resume=True).rows()
     with pytest.raises(ValueError, match=r"run/metrics.jsonl line 2 is not a metrics row"):
         MetricsLog(run, resume=True, counters={"iteration": 3, "samples": 30})  # only a torn last line is dropped
+
+
+def test_a_resume_checks_the_metrics_log_against_the_checkpoint_before_training(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = train(tiny_args(tmp_path / "run", max_iterations=2))
+    good, checkpoint = (run / "metrics.jsonl").read_text(), (run / "checkpoint.pt").read_bytes()
+    first, *_ = good.splitlines(keepends=True)
+    resume = ["train", "--resume", str(run), "--max-iterations", "3", "--no-progress"]
+    damaged = {
+        good.replace('"samples"', '"sampels"', 1): "line 1: no 'samples'",  # a key edited by hand
+        good.replace('"eval/ci_low_vs_random"', '"eval/ci_lo_vs_random"'): "no 'eval/ci_low_vs_random'",
+        good.replace('"iteration": 1', '"iteration": "1"', 1): "line 1: 'iteration' is not a number",
+        first: "1 of its 2 iterations have no row (the first: 2)",  # half the log lost
+        "": "2 of its 2 iterations have no row (the first: 1)",
+    }
+    for text, problem in damaged.items():
+        (run / "metrics.jsonl").write_text(text)
+        assert main(resume) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"mendikot train: error: {run / 'metrics.jsonl'} does not match the checkpoint")
+        assert problem in err and "(iteration 2)" in err and err.count("\n") == 1
+        assert (run / "checkpoint.pt").read_bytes() == checkpoint, "nothing was trained"
+        assert (run / "metrics.jsonl").read_text() == text, "nor the log rewritten"
+    # A kill mid-write leaves a torn last line (repaired, and said) and perhaps a checkpoint's temporary file.
+    (run / "metrics.jsonl").write_text(good + '{"iteration": 3, "samp')
+    stale = run / ".checkpoint.pt.k1ll3d.tmp"
+    stale.write_bytes(checkpoint[:100])
+    assert main(resume) == 0
+    assert "dropped a torn last line (a write cut short) from metrics.jsonl" in capsys.readouterr().err
+    assert not stale.exists() and load_checkpoint(run / "checkpoint.pt")["counters"]["iteration"] == 3
+    assert sorted({row["iteration"] for row in read_rows(run / "metrics.jsonl")}) == [1, 2, 3]
