@@ -38,6 +38,7 @@ def test_make_and_load_build_it_from_a_spec() -> None:
     [
         ("search:k=0", "k='0'"),
         ("search:k=two", "k='two'"),
+        ("search:k=4097", "k='4097' must be an integer from 1 to 4096"),
         ("search:depth=3", "'depth=3'"),
         ("search:k", "'k'"),
         ("search:rollout=nobody", "rollout='nobody'"),
