@@ -196,6 +196,36 @@ def test_a_checkpoint_with_malformed_entries_is_refused_naming_them(tmp_path: Pa
         assert str(caught.value).startswith(str(path))
 
 
+@pytest.mark.parametrize(
+    ("how", "message"),
+    [
+        ("an agent file", r"is a 'agent' checkpoint, expected 'training'$"),
+        ("no counters", r"lacks \['counters'\]; it cannot resume a training run$"),
+        ("counters without samples", r"has counters without \['samples'\]; it cannot resume a training run$"),
+        ("a damaged archive", r"is not a readable mendikot checkpoint \(corrupt archive: "),
+    ],
+)
+def test_a_checkpoint_that_cannot_resume_is_refused_naming_why(tmp_path: Path, how: str, message: str) -> None:
+    from agents.checkpoint_format import COUNTERS
+    from agents.registry import SHIPPED_AGENTS
+
+    payload = load_checkpoint(SHIPPED_AGENTS["standard"], kind="agent")
+    if how != "an agent file":
+        counters = {key: 0 for key in COUNTERS if how != "counters without samples" or key != "samples"}
+        extra = {"optimizer": {}, "numpy_rng": {}, "torch_rng": torch.zeros(1), "torch_global_rng": torch.zeros(1)}
+        payload.update(kind="training", **extra, counters=counters, pool=[], args={})
+        if how == "no counters":
+            del payload["counters"]
+    path = tmp_path / "checkpoint.pt"
+    torch.save(payload, path)
+    if how == "a damaged archive":  # the central directory's first entry, not its end record
+        data = path.read_bytes()
+        path.write_bytes(data.replace(b"PK\x01\x02", b"PK\x00\x00", 1))
+    with pytest.raises(CheckpointError, match=message) as caught:
+        load_checkpoint(path, kind="training")
+    assert str(caught.value).startswith(str(path))
+
+
 class _RunsACommand:
     """Unpickled, it would run a shell command: what weights_only loading must refuse."""
 

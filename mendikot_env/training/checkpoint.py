@@ -21,8 +21,9 @@ from agents.checkpoint_format import FORMAT, VERSION, CheckpointError, load_chec
 from agents.network import Network, network_fields, playing_weights
 
 from ..rules import Rules
+from ..run_folder import TRAINING_RUN_FILES
 from .args import Args, network_spec, playing_spec
-from .atomic import write_atomic
+from .atomic import remove_stale_temporaries, write_atomic
 from .pool import bot_seeds, newest
 
 
@@ -91,10 +92,12 @@ def resume_state(
     path: Path, rules: Rules, args: Args, state: dict[str, Any] | None = None
 ) -> tuple[dict[str, Any], Args]:
     """The checkpoint a resume continues, checked, and ``args`` with the run's own network.
-    ``state`` is the checkpoint at ``path`` where the caller has loaded it already."""
+    ``state`` is the checkpoint at ``path`` where the caller has loaded it already. The
+    temporary files a kill inside an atomic write left in the run's folder are deleted."""
     state = load_checkpoint(path, kind="training") if state is None else state
     if state["rules"] != rules.to_dict():
         raise CheckpointError(f"{path} was trained on rules {state['rules']}, not {rules}")
+    remove_stale_temporaries(path.parent, TRAINING_RUN_FILES)
     try:
         return state, _run_network_args(args, state["network"], path.parent)
     except (KeyError, TypeError, ValueError) as error:

@@ -53,7 +53,6 @@ from .args import (
     network_spec,
     playing_spec,
 )
-from .atomic import remove_stale_temporaries
 from .checkpoint import TrainingState, export_agent, resume_state, save_atomic
 from .evaluate import evaluate_against
 from .metrics import MetricsLog
@@ -161,7 +160,6 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
     saved = None
     if resume:  # the run's own checkpoint and network; the bots below are made as its settings say
         saved, args = resume_state(out / "checkpoint.pt", rules, args, checkpoint)
-        remove_stale_temporaries(out, TRAINING_RUN_FILES)  # what a kill during a checkpoint's write left
     bots, teacher = make_pool_bots_and_teacher(args, rules)  # a bad name fails before --overwrite deletes
     if not resume:
         prepare_new_run_folder(out, overwrite)
