@@ -1081,6 +1081,8 @@ def damage(state: dict, how: str) -> None:
         state["pool"] = [{"torso.0.weight": torch.zeros(2, 2)}]
     elif how == "one bot generator too many":
         state["agent_rngs"] = [*state["agent_rngs"], state["agent_rngs"][0]]
+    elif how == "a bot generator damaged":
+        state["agent_rngs"][0] = {"bit_generator": "nonsense"}
     else:
         del state[how.removeprefix("no ")]
 
@@ -1091,6 +1093,7 @@ def damage(state: dict, how: str) -> None:
         ("other network size", "cannot resume this run: Error.s. in loading state_dict .*size mismatch"),
         ("pool of another network", "pool snapshot 0 does not fit the run's network"),
         ("one bot generator too many", "agent_rngs holds 3 generators for 2 bots"),
+        ("a bot generator damaged", r"cannot resume this run: bad agent_rngs \("),
         ("no args", r"lacks \['args'\]"),
         ("no optimizer", r"lacks \['optimizer'\]"),
         ("no counters", r"lacks \['counters'\]"),

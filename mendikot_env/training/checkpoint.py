@@ -153,16 +153,18 @@ def restore_agent_rngs(seeded_agents: list[Any], state: dict[str, Any], args: Ar
             f"resuming {path.parent} with other bots (now {shown}, as (name, seed)): they start afresh", stacklevel=4
         )
         return
+    problem = ""
     if not isinstance(states, list) or len(states) != len(seeded_agents):
         count = len(states) if isinstance(states, list) else type(states).__name__
-        raise CheckpointError(
-            f"{path} cannot resume this run: agent_rngs holds {count} generators for {len(seeded_agents)} bots"
-        )
-    try:
-        for agent, bit_state in zip(seeded_agents, states, strict=True):
-            agent.rng.bit_generator.state = bit_state
-    except (KeyError, TypeError, ValueError) as error:
-        raise CheckpointError(f"{path} cannot resume this run: bad agent_rngs ({one_line(error)})") from None
+        problem = f"agent_rngs holds {count} generators for {len(seeded_agents)} bots"
+    else:
+        try:
+            for agent, bit_state in zip(seeded_agents, states, strict=True):
+                agent.rng.bit_generator.state = bit_state
+        except (KeyError, TypeError, ValueError) as error:
+            problem = f"bad agent_rngs ({one_line(error)})"
+    if problem:
+        raise CheckpointError(f"{path} cannot resume this run: {problem}")
 
 
 def one_line(error: BaseException, limit: int = 400) -> str:
