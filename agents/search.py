@@ -65,9 +65,9 @@ ROLLOUT_NAMES = ("random", *LEVELS, "trained")  # the agents a search may roll o
 # The most tricks searched exactly: the tree of the last three tricks has hundreds of lines per
 # deal (about 1 ms a deal here), four tricks tens of thousands.
 MAX_EXACT = 3
-# The most deals per decision: the belief holds each deal's hands and the core K games a move,
-# so memory grows with K: a band hand at batch one peaked at 726 MB of the process at K = 4096 here
-# (223 MB at 1024, 54 MB at 112) and took 70 s.
+# The most deals per decision. Time grows with K (a band hand at batch one took 1.5 s at K = 112
+# and 70 s at 4096 here), memory too until a round of deals fills max_games games (the process
+# peaked at 54 MB at K = 112, 223 MB at 1024 and 726 MB at 4096).
 MAX_K = 4096
 INFER_DRAWS = 8  # with infer=1: deals drawn per deal kept
 FIRST_ROUND = 8  # deals of the first round under a time budget, which times the rounds after it
@@ -76,7 +76,7 @@ FIRST_ROUND = 8  # deals of the first round under a time budget, which times the
 @dataclass(frozen=True)
 class SearchSpec:
     """The settings of a search agent, as its spec names them; ``k`` is at most ``MAX_K`` (4096): the
-    belief samples K deals per decision and memory grows with them."""
+    belief samples K deals per decision, and time and memory grow with them."""
 
     k: int = 112  # deals sampled per decision (112: about the most that keeps to 50 ms a decision here)
     rollout: str = "hard"  # the policy that plays every seat until the exact search takes over
