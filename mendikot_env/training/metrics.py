@@ -20,8 +20,9 @@ class MetricsLog:
     """Writes ``metrics.jsonl`` (every key, any row) and ``metrics.csv`` (fixed columns), plus
     TensorBoard events under ``tb/`` when tensorboard is installed.
 
-    A resumed run (``counters``: the checkpoint's) first drops the rows a crash left beyond
-    the checkpoint, and a torn last line, so the log is the resumed run's and nothing twice."""
+    A resumed run (``counters``: the checkpoint's) first checks the log against the checkpoint
+    and drops the rows a crash left beyond it, and a torn last line, so the log is the resumed
+    run's and nothing twice (:func:`keep_rows_until`)."""
 
     def __init__(self, out: Path, resume: bool = False, counters: dict[str, Any] | None = None) -> None:
         self.out = Path(out)
@@ -124,13 +125,13 @@ def keep_rows_until(path: Path, counters: dict[str, Any]) -> None:
             f"{path} does not match the checkpoint it resumes from (iteration {iteration}): "
             f"{'; '.join(problems[:3])}; repair it, or move it aside to resume with a new log"
         )
-    text = "".join(line + "\n" for line, _ in kept)
-    torn = sum(1 for line in path.read_text().splitlines() if line.strip()) > len(lines)
+    text, before = "".join(line + "\n" for line, _ in kept), path.read_text()
+    torn = sum(1 for line in before.splitlines() if line.strip()) > len(lines)
     dropped = [f"{len(lines) - len(kept)} row(s) logged after the checkpoint"] if len(kept) < len(lines) else []
     dropped += ["a torn last line (a write cut short)"] if torn else []
     if dropped:
         print(f"resuming {path.parent}: dropped {' and '.join(dropped)} from {path.name}", file=sys.stderr)
-    if text != path.read_text():
+    if text != before:
         write_atomic(path, lambda file: file.write(text.encode()))
 
 
