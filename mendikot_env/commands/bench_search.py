@@ -145,6 +145,7 @@ def plot(rows: list[SearchRow], path: Path, title: str) -> Path:
         ax.minorticks_off()
     fig.suptitle(title)
     fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)  # as --json and --save make theirs
     fig.savefig(path, dpi=100)
     return Path(path)
 
