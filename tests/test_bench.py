@@ -182,3 +182,14 @@ def test_bench_search_checks_its_plot_path_first_and_makes_a_missing_folder(tmp_
     path = tmp_path / "missing" / "search.png"
     assert main(["bench", "--search", "--k", "2", "--plot", str(path)]) == 0
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bench_search_refuses_a_k_over_the_limit_before_any_sweep(monkeypatch, capsys) -> None:
+    from mendikot_env.commands import bench_search
+
+    def no_sweep(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the sweep ran before the bad K was refused")
+
+    monkeypatch.setattr(bench_search, "sweep", no_sweep)
+    assert main(["bench", "--search", "--k", "2", "5000"]) == 2
+    assert "k='5000' must be an integer from 1 to 4096" in capsys.readouterr().err
