@@ -47,7 +47,9 @@ class ReplaySession:
         self.id = replay_id
         kept = [(name, data) for name, data in named if not _summary(data)]
         if not kept:
-            raise Refused(400, "no game record to replay (give the .json records of play, arena, league or the web table)")
+            raise Refused(
+                400, "no game record to replay (give the .json records of play, arena, league or the web table)"
+            )
         self.names, self.data, self.replays = [], [], []
         for name, data in kept:
             try:

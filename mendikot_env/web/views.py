@@ -59,7 +59,9 @@ def seat_view(table: Table, seat: int) -> dict[str, Any]:
     tens, tricks = core.team_counts(state)
     names = table_names(table.players, seat, rules)
     scores = [int(x) for x in table.match.scores[0]]
-    svg = table_svg(state, seat=seat, names=names, match_score=scores, show_legal=yours, **trick_shown(state, table.last_trick))
+    svg = table_svg(
+        state, seat=seat, names=names, match_score=scores, show_legal=yours, **trick_shown(state, table.last_trick)
+    )
     trump = int(state.trump[0])
     return {
         "game": table.id,
