@@ -62,84 +62,96 @@ def _refused(request: Request, error: Exception) -> Response:
     return JSONResponse({"detail": error.message}, status_code=error.status)
 
 
+def answer(handler: Callable[[Request], Awaitable[Any]]) -> Callable[[Request], Awaitable[Response]]:
+    async def endpoint(request: Request) -> Response:
+        return JSONResponse(await handler(request))
+
+    return endpoint
+
+
+async def seated(request: Request, body: dict[str, Any] | None = None) -> tuple[Table, int]:
+    given = request.query_params if body is None else body
+    table = request.app.state.tables.get(request.path_params["game"])
+    return table, table.check_seat(given.get("seat"), given.get("token"))
+
+
+async def options(request: Request) -> dict[str, Any]:
+    return {
+        "presets": {name: Rules.preset(name).to_dict() for name in PRESETS},
+        "choices": {name: list(values) for name, values in RULE_CHOICES.items()},
+        "agents": [*AGENT_NAMES, PERSON],
+    }
+
+
+async def create(request: Request) -> dict[str, Any]:
+    body = await _body(request)
+    table, seat = await run_in_threadpool(request.app.state.tables.create, body)
+    return {"game": table.id, "seat": seat, "token": table.tokens[seat], "links": table.links()}
+
+
+async def show(request: Request) -> dict[str, Any]:
+    table, seat = await seated(request)
+    return await run_in_threadpool(_locked, table, seat, lambda: None)
+
+
+async def act(request: Request) -> dict[str, Any]:
+    body = await _body(request)
+    table, seat = await seated(request, body)
+    action = parse_action(body.get("action"))
+    if action < 0:
+        raise Refused(400, f"action must be a card such as 'TS' or 'ASK', got {body.get('action')!r}")
+    return await run_in_threadpool(_locked, table, seat, lambda: table.act(seat, action))
+
+
+async def next_hand(request: Request) -> dict[str, Any]:
+    table, seat = await seated(request, await _body(request))
+    return await run_in_threadpool(_locked, table, seat, table.next_hand)
+
+
+async def hint(request: Request) -> dict[str, Any]:
+    table, seat = await seated(request, await _body(request))
+    return {"values": await run_in_threadpool(_under_lock, table, lambda: table.hint(seat))}
+
+
+async def record(request: Request) -> dict[str, Any]:
+    table, _ = await seated(request)
+    return table.record(int(request.path_params["hand"]))
+
+
+async def new_replay(request: Request) -> dict[str, Any]:
+    body = await _body(request)
+    given = body.get("records")
+    if not isinstance(given, list) or not all(isinstance(item, dict) for item in given):
+        raise Refused(400, 'records must be a list of {"name": ..., "data": <a record>}')
+    named = [(str(item.get("name", f"record {i}")), item.get("data")) for i, item in enumerate(given)]
+    session = await run_in_threadpool(request.app.state.replays.create, named)
+    return {"replay": session.id, "records": session.names}
+
+
+async def replay_view(request: Request) -> dict[str, Any]:
+    session = request.app.state.replays.get(request.path_params["replay"])
+    q = request.query_params
+    k, step, seat = session.where(q.get("record", 0), q.get("step", 0), q.get("seat"))
+    return await run_in_threadpool(session.view, k, step, seat)
+
+
+async def replay_search(request: Request) -> dict[str, Any]:
+    session = request.app.state.replays.get(request.path_params["replay"])
+    q = request.query_params
+    k, step, seat = session.where(q.get("record", 0), q.get("step", 0), q.get("seat", ""))
+    if seat is None:
+        raise Refused(400, "the search's values are for one seat: give seat=")
+    return {"values": await run_in_threadpool(session.search_values, k, step, seat)}
+
+
+async def index(request: Request) -> Response:
+    return FileResponse(STATIC / "index.html")
+
+
 def create_app(save_dir: Path | None = None, replay_paths: list[str] | None = None) -> Starlette:
     """The app; ``save_dir`` keeps every finished hand's record, ``replay_paths`` are
     records (files or folders) opened as a replay at start (``app.state.first_replay``)."""
     tables, replays = Tables(save_dir), Replays()
-
-    def answer(handler: Callable[[Request], Awaitable[Any]]) -> Callable[[Request], Awaitable[Response]]:
-        async def endpoint(request: Request) -> Response:
-            return JSONResponse(await handler(request))
-
-        return endpoint
-
-    async def seated(request: Request, body: dict[str, Any] | None = None) -> tuple[Table, int]:
-        given = request.query_params if body is None else body
-        table = tables.get(request.path_params["game"])
-        return table, table.check_seat(given.get("seat"), given.get("token"))
-
-    async def options(request: Request) -> dict[str, Any]:
-        return {
-            "presets": {name: Rules.preset(name).to_dict() for name in PRESETS},
-            "choices": {name: list(values) for name, values in RULE_CHOICES.items()},
-            "agents": [*AGENT_NAMES, PERSON],
-        }
-
-    async def create(request: Request) -> dict[str, Any]:
-        body = await _body(request)
-        table, seat = await run_in_threadpool(tables.create, body)
-        return {"game": table.id, "seat": seat, "token": table.tokens[seat], "links": table.links()}
-
-    async def show(request: Request) -> dict[str, Any]:
-        table, seat = await seated(request)
-        return await run_in_threadpool(_locked, table, seat, lambda: None)
-
-    async def act(request: Request) -> dict[str, Any]:
-        body = await _body(request)
-        table, seat = await seated(request, body)
-        action = parse_action(body.get("action"))
-        if action < 0:
-            raise Refused(400, f"action must be a card such as 'TS' or 'ASK', got {body.get('action')!r}")
-        return await run_in_threadpool(_locked, table, seat, lambda: table.act(seat, action))
-
-    async def next_hand(request: Request) -> dict[str, Any]:
-        table, seat = await seated(request, await _body(request))
-        return await run_in_threadpool(_locked, table, seat, table.next_hand)
-
-    async def hint(request: Request) -> dict[str, Any]:
-        table, seat = await seated(request, await _body(request))
-        return {"values": await run_in_threadpool(_under_lock, table, lambda: table.hint(seat))}
-
-    async def record(request: Request) -> dict[str, Any]:
-        table, _ = await seated(request)
-        return table.record(int(request.path_params["hand"]))
-
-    async def new_replay(request: Request) -> dict[str, Any]:
-        body = await _body(request)
-        given = body.get("records")
-        if not isinstance(given, list) or not all(isinstance(item, dict) for item in given):
-            raise Refused(400, 'records must be a list of {"name": ..., "data": <a record>}')
-        named = [(str(item.get("name", f"record {i}")), item.get("data")) for i, item in enumerate(given)]
-        session = await run_in_threadpool(replays.create, named)
-        return {"replay": session.id, "records": session.names}
-
-    async def replay_view(request: Request) -> dict[str, Any]:
-        session = replays.get(request.path_params["replay"])
-        q = request.query_params
-        k, step, seat = session.where(q.get("record", 0), q.get("step", 0), q.get("seat"))
-        return await run_in_threadpool(session.view, k, step, seat)
-
-    async def replay_search(request: Request) -> dict[str, Any]:
-        session = replays.get(request.path_params["replay"])
-        q = request.query_params
-        k, step, seat = session.where(q.get("record", 0), q.get("step", 0), q.get("seat", ""))
-        if seat is None:
-            raise Refused(400, "the search's values are for one seat: give seat=")
-        return {"values": await run_in_threadpool(session.search_values, k, step, seat)}
-
-    async def index(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html")
-
     app = Starlette(
         routes=[
             Route("/", index),
