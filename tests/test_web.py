@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 import tracemalloc
 from pathlib import Path
 
@@ -16,7 +17,9 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
-from starlette.testclient import TestClient  # noqa: E402
+with warnings.catch_warnings():  # starlette 1.x asks for httpx2 in place of httpx; both work
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient  # noqa: E402
 
 from mendikot_env import core  # noqa: E402
 from mendikot_env.cards import card_str, set_to_cards  # noqa: E402
@@ -25,7 +28,6 @@ from mendikot_env.records import replay_record  # noqa: E402
 from mendikot_env.rules import PRESETS  # noqa: E402
 from mendikot_env.web.app import create_app  # noqa: E402
 
-pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`:DeprecationWarning")
 ROOT = Path(__file__).resolve().parent.parent
 # A face-up card as the project's SVG draws it: the rank's text, then the suit's pip.
 DRAWN_CARD = re.compile(r">(10|[2-9JQKA])</text><text [^>]*>([♠♥♦♣])</text>")

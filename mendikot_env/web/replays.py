@@ -84,7 +84,7 @@ class ReplaySession:
         replay = self.replays[k]
         state = self.state_at(k, step)
         players = self.data[k].get("players") or [f"seat {s}" for s in range(replay.rules.n_players)]
-        names = table_names([str(p) for p in players], seat, replay.rules)
+        names = table_names([str(p) for p in players], None, replay.rules)  # a record's seats by number
         events = [_event_text(names, replay, e) for e in replay.events]
         shown = _last_trick(replay, step) if int(state.trick_size[0]) == 0 else {}
         caption = f"Step {step}/{len(replay.events)}" + (f": {events[step - 1]}" if step else ": the deal")
