@@ -8,8 +8,8 @@ import signal
 import subprocess
 import sys
 import time
-import warnings
 import tracemalloc
+import warnings
 from pathlib import Path
 
 import pytest

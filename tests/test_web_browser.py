@@ -119,7 +119,7 @@ def test_a_band_hand_clicked_in_the_browser_matches_the_core(server: str, browse
     folder = shots(tmp_path)
     browser.get(f"{server}/?preset=band&seed={seed}")
     WebDriverWait(browser, WAIT).until(lambda d: body(d, "phase") in ("hide", "play"))
-    asked = False
+    asked = shot = False
     while body(browser, "phase") != "over":
         ask = browser.find_element(By.ID, "ask")
         if ask.is_displayed() and ask.is_enabled():
@@ -130,8 +130,8 @@ def test_a_band_hand_clicked_in_the_browser_matches_the_core(server: str, browse
             continue
         cards = [b for b in browser.find_elements(By.CSS_SELECTOR, "#hand button.card") if b.is_enabled()]
         click_and_wait(browser, cards[0])
-        if asked and not (folder / "web-play.png").exists():
-            browser.save_screenshot(str(folder / "web-play.png"))
+        if asked and not shot:
+            shot = browser.save_screenshot(str(folder / "web-play.png"))
     assert asked, "the hand of this seed lets the player ask"
     shown = json.loads(browser.find_element(By.ID, "result").get_attribute("data-result"))
     assert browser.find_element(By.ID, "result-text").text
