@@ -15,6 +15,7 @@ from __future__ import annotations
 import secrets
 import threading
 from collections import OrderedDict
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,7 @@ from ..commands.replay import RECORD_KEYS, SUMMARY_KEY, replayed
 from ..observation import ObservationEncoder
 from ..picture.svg import table_svg
 from ..records import RecordError, Replay
+from ..rules import Rules
 from .tables import HINT_SPEC, Refused
 from .views import table_names
 
@@ -116,9 +118,15 @@ class ReplaySession:
         rules = state.rules
         with self.lock:
             searcher = self.searchers.get(rules) or self.searchers.setdefault(rules, load(HINT_SPEC, rules, seed=0))
-        observation = ObservationEncoder(rules, history=True).encode(state, state.current)[0]
+        observation = history_encoder(rules).encode(state, state.current)[0]
         moves, values = searcher.move_values(observation, core.legal_action_mask(state)[0])
         return [{"action": action_str(int(m)), "value": round(float(v), 3)} for m, v in zip(moves, values, strict=True)]
+
+
+@cache
+def history_encoder(rules: Rules) -> ObservationEncoder:
+    """The observations the belief and the search read (with the history pieces), one encoder per rules."""
+    return ObservationEncoder(rules, history=True)
 
 
 def belief_of(state: core.State, seat: int) -> dict[str, Any] | None:
@@ -126,7 +134,7 @@ def belief_of(state: core.State, seat: int) -> dict[str, Any] | None:
     seat holds it (and that it is the face-down card), and the face-down card's suit chances."""
     rules = state.rules
     n = rules.n_players
-    observation = ObservationEncoder(rules, history=True).encode(state, np.array([seat]))[0]
+    observation = history_encoder(rules).encode(state, np.array([seat]))[0]
     mask = core.legal_action_mask(state)[0] if int(state.current[0]) == seat else None
     try:
         belief = Belief(InfoState(rules, observation, mask))
