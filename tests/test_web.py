@@ -207,6 +207,29 @@ def test_refusals_are_4xx_with_a_message_and_leave_the_game_unchanged(client: Te
     assert client.post(f"/api/games/{game}/act", json={**who, "action": before["legal"][0]}).status_code == 200
 
 
+def test_odd_requests_never_break_the_server() -> None:
+    """Values of the wrong type anywhere in a request are a 4xx, never a server error."""
+    client = TestClient(create_app(), raise_server_exceptions=False)
+    game, who = start(client, seed=1)
+    odd = [None, [], {}, "x", -1, 1.5, True, [1], {"a": 1}, "0", 10**30]
+    for value in odd:
+        for body in (
+            {"rules": value},
+            {"rules": {"preset": value}},
+            {"rules": {"n_players": value}},
+            {"seat": value},
+            {"players": value},
+            {"seed": value},
+            {"partner": value},
+        ):
+            assert client.post("/api/games", json=body).status_code < 500, body
+        for body in ({**who, "action": value}, {"seat": value, "token": who["token"]}, {**who, "token": value}):
+            assert client.post(f"/api/games/{game}/act", json=body).status_code < 500, body
+        for body in ({"records": value}, {"records": [{"data": value}]}, {"records": [{"name": value, "data": {}}]}):
+            assert client.post("/api/replays", json=body).status_code < 500, body
+    assert view(client, game, who)["phase"] == "play"
+
+
 def test_a_record_that_does_not_replay_is_refused(client: TestClient) -> None:
     game, who = start(client, seed=3)
     play_hand(client, game, who)

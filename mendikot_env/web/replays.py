@@ -56,7 +56,7 @@ class ReplaySession:
         for name, data in kept:
             try:
                 replay = replayed(name, data)
-            except (RecordError, KeyError, TypeError, AttributeError) as error:
+            except (RecordError, ValueError, KeyError, TypeError, AttributeError) as error:
                 raise Refused(400, f"{name}: this record does not replay: {error}") from None
             self.names.append(name)
             self.data.append(data)

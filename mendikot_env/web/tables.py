@@ -224,7 +224,7 @@ def settings_from(body: dict[str, Any]) -> tuple[Rules, list[str], int, int | No
         raise Refused(400, "rules must be an object of rule fields (and a preset)")
     fields = dict(given)
     preset = fields.pop("preset", "standard")
-    if preset not in PRESETS:
+    if not isinstance(preset, str) or preset not in PRESETS:
         raise Refused(400, f"unknown rules preset {preset!r}; choose one of {list(PRESETS)}")
     try:
         rules = Rules.preset(preset, **fields)

@@ -150,7 +150,7 @@ function render(v) {
   renderSide(v);
   renderResult(v);
   clearTimeout(poll);
-  if (!v.your_turn && v.phase !== "over") poll = setTimeout(waitForOthers, 1000);
+  if (!v.your_turn) poll = setTimeout(waitForOthers, 1000);  // another seat plays, or deals the next hand
 }
 
 function statusText(v) {
@@ -240,6 +240,9 @@ async function showStep(step) {
   $("step").max = v.steps;
   $("step").value = v.step;
   $("step-text").textContent = `step ${v.step} of ${v.steps}`;
+  if ($("record").options.length !== v.records.length) {
+    $("record").replaceChildren(...v.records.map((name, i) => el("option", {value: String(i)}, name)));
+  }
   if ($("jump").options.length !== v.tricks.length) {
     $("jump").replaceChildren(...v.tricks.map((start, t) => el("option", {value: String(start)}, String(t + 1))));
   }
