@@ -168,3 +168,29 @@ def test_a_band_hand_clicked_in_the_browser_matches_the_core(server: str, browse
         lambda d: d.execute_script(records) == "hand.json" and body(d, "replay-step") == "0"
     )
     assert not browser.find_element(By.ID, "error").text
+
+
+def test_the_settings_start_a_game_with_a_friend_who_joins_by_link(server: str, browser, tmp_path: Path) -> None:
+    browser.get(server)
+    WebDriverWait(browser, WAIT).until(lambda d: body(d, "phase") == "play")
+    browser.find_element(By.ID, "show-settings").click()
+    Select(browser.find_element(By.ID, "preset")).select_by_value("band")
+    Select(browser.find_element(By.NAME, "n_players")).select_by_value("6")
+    partner = browser.find_element(By.NAME, "partner")
+    partner.clear()
+    partner.send_keys("person")
+    browser.save_screenshot(str(shots(tmp_path) / "web-settings.png"))
+    before = body(browser, "version")
+    browser.find_element(By.ID, "start").click()
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#friends code.link"))
+    links = [code.text for code in browser.find_elements(By.CSS_SELECTOR, "#friends code.link")]
+    assert len(links) == 2 and all("token=" in link for link in links), "a link per teammate seat"
+    assert before != body(browser, "version") or browser.find_element(By.ID, "status").text
+    mine = browser.current_url
+    browser.get(links[0])  # the friend's page: its own seat, its own hand
+    WebDriverWait(browser, WAIT).until(lambda d: body(d, "phase") in ("hide", "play"))
+    assert "seat=2" in links[0] and len(browser.find_elements(By.CSS_SELECTOR, "#hand button.card")) >= 7
+    browser.get(links[0].split("&token=")[0] + "&token=wrong")
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "error").text)
+    assert "token" in browser.find_element(By.ID, "error").text
+    assert "token=" in mine

@@ -145,6 +145,7 @@ function render(v) {
   $("ask").hidden = !v.can_ask;
   $("ask").disabled = !v.can_ask;
   $("hint").disabled = !v.your_turn;
+  $("controls").hidden = v.phase === "over";
   $("hint-box").replaceChildren();
   $("status").textContent = statusText(v);
   renderSide(v);
@@ -166,6 +167,10 @@ async function waitForOthers() {
   else poll = setTimeout(waitForOthers, 1000);
 }
 
+function count(k, noun) {
+  return `${k} ${noun}${k === 1 ? "" : "s"}`;
+}
+
 function renderSide(v) {
   const mine = v.seat % 2;
   const last = v.last_trick;
@@ -173,7 +178,8 @@ function renderSide(v) {
     el("p", {}, last ? last.cards.map(([s, c]) => `${v.names[s]}: ${c}`).join(", ") + ` (taken by ${v.names[last.winner]})` : "none yet"));
   const trump = v.trump ? v.trump : v.face_down_lies ? "face down" : "not set yet";
   $("score").replaceChildren(el("h3", {}, "Score"),
-    el("p", {}, `Your team: ${v.tens[mine]} tens, ${v.tricks[mine]} tricks. Theirs: ${v.tens[1 - mine]} tens, ${v.tricks[1 - mine]} tricks.`),
+    el("p", {}, `Your team: ${count(v.tens[mine], "ten")}, ${count(v.tricks[mine], "trick")}. ` +
+      `Theirs: ${count(v.tens[1 - mine], "ten")}, ${count(v.tricks[1 - mine], "trick")}.`),
     el("p", {}, `Trump: ${trump}. Match (hand ${v.hand_number}): you ${v.match.scores[mine]}, them ${v.match.scores[1 - mine]}, to ${v.match.target}.`));
   $("log").replaceChildren(...v.log.map((entry) => el("li", {}, `${v.names[entry.seat]}: ${entry.text}`)));
   $("log").scrollTop = $("log").scrollHeight;
