@@ -189,7 +189,13 @@ def test_refusals_are_4xx_with_a_message_and_leave_the_game_unchanged(client: Te
         ("post", "/api/games", {"rules": {"n_players": 5}}, 400, "rules"),
         ("post", "/api/games", {"partner": "no-such-agent"}, 400, "agent"),
         ("post", "/api/games", {"seat": 7}, 400, "seat"),
-        ("post", "/api/replays", {"records": [{"name": "bad", "data": {"format": "x"}}]}, 400, "does not replay"),
+        (
+            "post",
+            "/api/replays",
+            {"records": [{"name": "bad", "data": {"format": "x"}}]},
+            400,
+            "bad: record is missing",
+        ),
         ("post", "/api/replays", {"records": 3}, 400, "records must be"),
         ("get", "/api/replays/nope", {}, 404, "no replay"),
     ]

@@ -115,7 +115,7 @@ async def hint(request: Request) -> dict[str, Any]:
 
 async def record(request: Request) -> dict[str, Any]:
     table, _ = await seated(request)
-    return table.record(int(request.path_params["hand"]))
+    return await run_in_threadpool(_under_lock, table, lambda: table.record(int(request.path_params["hand"])))
 
 
 async def new_replay(request: Request) -> dict[str, Any]:

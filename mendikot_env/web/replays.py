@@ -56,8 +56,11 @@ class ReplaySession:
         for name, data in kept:
             try:
                 replay = replayed(name, data)
-            except (RecordError, ValueError, KeyError, TypeError, AttributeError) as error:
-                raise Refused(400, f"{name}: this record does not replay: {error}") from None
+            except (ValueError, KeyError, TypeError, AttributeError) as error:  # a RecordError names the record
+                why = (
+                    str(error) if isinstance(error, RecordError) else f"{name}: this record does not replay: {error!r}"
+                )
+                raise Refused(400, why) from None
             self.names.append(name)
             self.data.append(data)
             self.replays.append(replay)

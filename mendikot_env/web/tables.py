@@ -38,8 +38,9 @@ KEEP_TABLES = 64  # tables the server keeps (the oldest is dropped for a new one
 HINT_SPEC = "search"  # the agent whose move values the hint shows
 
 
-class Refused(Exception):
-    """A request the server turns down: ``status`` (4xx) and a message saying why."""
+class Refused(ValueError):
+    """A request the server turns down: ``status`` (4xx) and a message saying why (a ValueError,
+    so that ``mendikot serve --replay`` reports a bad record as the other commands do)."""
 
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
