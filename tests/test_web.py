@@ -379,3 +379,17 @@ def test_serve_prints_its_url_and_stops_on_ctrl_c() -> None:
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=20)
     assert process.returncode == 0 and "Stopped" in out, err
+
+
+def test_saved_hands_and_an_arena_run_folder_open_for_replay(tmp_path: Path) -> None:
+    saved = tmp_path / "saved"
+    client = TestClient(create_app(save_dir=saved))
+    game, who = start(client, rules={"preset": "band"}, seed=3)
+    play_hand(client, game, who)
+    assert main(["replay", "--check", str(saved)]) == 0
+    arena = tmp_path / "arena"
+    assert main(["arena", "--a", "hard", "--b", "random", "--deals", "1", "--rules", "band", "--no-progress",
+                 "--save", str(arena), "--json", str(arena / "summary.json")]) == 0  # fmt: skip
+    app = create_app(replay_paths=[str(saved), str(arena)])
+    names = TestClient(app).get(f"/api/replays/{app.state.first_replay}").json()["records"]
+    assert len(names) == 3 and not any("summary" in name for name in names)
