@@ -31,7 +31,7 @@ from ..picture.svg import table_svg
 from ..records import RecordError, Replay
 from ..rules import Rules
 from .tables import HINT_SPEC, Refused
-from .views import table_names
+from .views import held, table_names
 
 KEEP_REPLAYS = 32  # replay sessions the server keeps (the oldest is dropped for a new one)
 
@@ -153,8 +153,7 @@ def belief_of(state: core.State, seat: int) -> dict[str, Any] | None:
         "seats": [(seat + r) % n for r in range(1, n)],
         "face_down_slot": bool(marginals[n].sum() > 0),
         "cards": [
-            {"card": card_str(c), "chances": [round(float(p), 3) for p in marginals[1:, c]]}
-            for c in sorted(unseen, key=lambda c: (-(c // NUM_RANKS), -(c % NUM_RANKS)))
+            {"card": card_str(c), "chances": [round(float(p), 3) for p in marginals[1:, c]]} for c in held(unseen)
         ],
         "face_down_suits": suits,
     }

@@ -17,6 +17,7 @@ from ..cards import ASK_ACTION, NUM_RANKS, SUIT_NAMES, action_str, card_str, set
 from ..commands.play import seat_names
 from ..picture.scene import card_scene
 from ..picture.svg import scene_svg, table_svg
+from ..rules import Rules
 from .tables import PERSON, Table
 
 PHASES = {core.HIDE: "hide", core.PLAY: "play", core.OVER: "over"}
@@ -28,7 +29,12 @@ def card_svg(card: int) -> str:
     return scene_svg(card_scene(card))
 
 
-def table_names(players: list[str], seat: int | None, rules: Any) -> list[str]:
+def held(cards: list[int]) -> list[int]:
+    """Cards the way a hand is held: spades first, high cards first (as the pictures draw them)."""
+    return sorted(cards, key=lambda c: (-(c // NUM_RANKS), -(c % NUM_RANKS)))
+
+
+def table_names(players: list[str], seat: int | None, rules: Rules) -> list[str]:
     """Each seat's display name: seen from ``seat`` (You, Partner, Left opp, ...) with its
     player, or ``Seat k (player)`` for a viewer of every hand."""
     if seat is None:
@@ -54,7 +60,7 @@ def seat_view(table: Table, seat: int) -> dict[str, Any]:
     current = None if over else int(state.current[0])
     yours = current == seat
     legal = set_to_cards(core.legal_bits(state)[0]) if yours else []
-    hand = sorted(set_to_cards(state.hands[0, seat]), key=lambda c: (-(c // NUM_RANKS), -(c % NUM_RANKS)))  # as held
+    hand = held(set_to_cards(state.hands[0, seat]))
     face_down = int(state.face_down[0]) if int(state.hider[0]) == seat else -1
     tens, tricks = core.team_counts(state)
     names = table_names(table.players, seat, rules)
