@@ -187,7 +187,8 @@ def test_refusals_are_4xx_with_a_message_and_leave_the_game_unchanged(client: Te
         ("post", f"/api/games/{game}/next", who, 409, "not over"),
         ("post", "/api/games", {"rules": {"preset": "nope"}}, 400, "preset"),
         ("post", "/api/games", {"rules": {"n_players": 5}}, 400, "rules"),
-        ("post", "/api/games", {"partner": "no-such-agent"}, 400, "agent"),
+        ("post", "/api/games", {"partner": "no-such-agent"}, 403, "server's own machine"),
+        ("post", "/api/games", {"opponents": "runs/mine"}, 403, "server's own machine"),
         ("post", "/api/games", {"seat": 7}, 400, "seat"),
         (
             "post",
@@ -234,6 +235,15 @@ def test_odd_requests_never_break_the_server() -> None:
         for body in ({"records": value}, {"records": [{"data": value}]}, {"records": [{"name": value, "data": {}}]}):
             assert client.post("/api/replays", json=body).status_code < 500, body
     assert view(client, game, who)["phase"] == "play"
+
+
+def test_agents_from_files_are_for_the_servers_own_machine() -> None:
+    """A request from the machine itself may name a run folder (here one that does not exist);
+    one from elsewhere (the test client's default address) may not, as the refusals test shows."""
+    local = TestClient(create_app(), client=("127.0.0.1", 50000))
+    answer = local.post("/api/games", json={"opponents": "runs/no-such-run"})
+    assert answer.status_code == 400 and "does not exist" in answer.json()["detail"]
+    assert local.post("/api/games", json={"opponents": "search:k=8"}).status_code == 200
 
 
 def test_a_record_that_does_not_replay_is_refused(client: TestClient) -> None:

@@ -85,7 +85,8 @@ async def options(request: Request) -> dict[str, Any]:
 
 async def create(request: Request) -> dict[str, Any]:
     body = await _body(request)
-    table, seat = await run_in_threadpool(request.app.state.tables.create, body)
+    local = request.client is None or request.client.host in ("127.0.0.1", "::1")
+    table, seat = await run_in_threadpool(request.app.state.tables.create, body, local)
     return {"game": table.id, "seat": seat, "token": table.tokens[seat], "links": table.links()}
 
 

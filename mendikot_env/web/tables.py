@@ -253,8 +253,13 @@ class Tables:
         self.tables: OrderedDict[str, Table] = OrderedDict()
         self.lock = threading.Lock()
 
-    def create(self, body: dict[str, Any]) -> tuple[Table, int]:
+    def create(self, body: dict[str, Any], local: bool = True) -> tuple[Table, int]:
+        """A new table from the page's settings; ``local``: the request comes from the server's
+        own machine, which alone may name agents by a path (a run folder, a checkpoint)."""
         rules, players, seat, seed = settings_from(body)
+        files = [p for p in players if p != PERSON and p.partition(":")[0].strip().lower() not in AGENT_NAMES]
+        if files and not local:
+            raise Refused(403, f"agents from files ({files[0]!r}) are chosen on the server's own machine only")
         try:
             table = Table(secrets.token_hex(6), rules, players, seed, self.save_dir)
         except (ValueError, ImportError, OSError) as error:  # an agent spec that does not load
