@@ -67,7 +67,17 @@ LAYERS: list[tuple[str, list[str]]] = [
     ),
     ("training", ["mendikot_env.training", "mendikot_env.training.*"]),
     ("integrations", ["mendikot_env.integrations", "mendikot_env.integrations.*"]),
-    ("commands", ["mendikot_env.commands", "mendikot_env.commands.*", "mendikot_env.cli"]),
+    # the web table: the server's tables and views use agents, records, pictures and the play command's seat names
+    (
+        "commands",
+        [
+            "mendikot_env.commands",
+            "mendikot_env.commands.*",
+            "mendikot_env.cli",
+            "mendikot_env.web",
+            "mendikot_env.web.*",
+        ],
+    ),
 ]
 
 

@@ -130,6 +130,13 @@ def _card(x: float, y: float, card: int | None, edge: str | None = None, edge_wi
     ]
 
 
+def card_scene(card: int | None) -> Scene:
+    """One card alone, face up (a card id) or its back (None): for a page that lays out cards itself."""
+    scene = Scene(CARD_W + 4, CARD_H + 4)
+    scene.add(*_card(2, 2, card))
+    return scene
+
+
 def _mini(x: float, y: float, card: int) -> list[Shape]:
     """A small face-up card (the tens a team has taken)."""
     colour = _suit_colour(card // NUM_RANKS)
