@@ -24,7 +24,7 @@ from agents import load
 
 from .. import core
 from ..belief import Belief, InfoState
-from ..cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, SUIT_NAMES, action_str, card_str, parse_card
+from ..cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, SUIT_NAMES, action_str, card_str
 from ..commands.replay import RECORD_KEYS, SUMMARY_KEY, replayed
 from ..observation import ObservationEncoder
 from ..picture.svg import table_svg
@@ -69,11 +69,11 @@ class ReplaySession:
 
     def state_at(self, k: int, step: int) -> core.State:
         """The state of record ``k`` after its first ``step`` actions."""
-        data, replay = self.data[k], self.replays[k]
-        deal = [[parse_card(text) for text in hand] for hand in data["deal"]]
-        open_card = None if data["open_card"] is None else parse_card(data["open_card"])
-        state = core.new_hand(replay.rules, rng=0, deal=deal, dealer=data["dealer"], open_card=open_card)
-        for event in replay.events[:step]:
+        data, replay = self.data[k], self.replays[k]  # a record's card texts go to the one deal reader as written
+        state = core.new_hand(
+            replay.rules, rng=0, deal=data["deal"], dealer=data["dealer"], open_card=data["open_card"]
+        )
+        for event in self.replays[k].events[:step]:
             core.step(state, np.array([event.action]), check=False)
         return state
 
