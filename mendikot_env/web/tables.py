@@ -128,18 +128,24 @@ class Table:
 
     def act(self, seat: int, action: int) -> None:
         """Play a person's action, then the agents' until a person is to act or the hand ends."""
+        if problem := self._move_problem(seat, action):
+            raise Refused(409, problem)
+        self._play(action)
+        self._run_agents()
+
+    def _move_problem(self, seat: int, action: int) -> str:
+        """Why ``seat`` may not play ``action`` now, or "" when it may."""
         state = self.state
         if bool(state.done[0]):
-            raise Refused(409, "the hand is over: start the next hand")
+            return "the hand is over: start the next hand"
         current = int(state.current[0])
         if seat != current:
-            raise Refused(409, f"it is seat {current}'s turn, not seat {seat}'s")
+            return f"it is seat {current}'s turn, not seat {seat}'s"
         legal = int(core.legal_bits(state)[0])
         if action < 0 or not legal >> action & 1:
             allowed = " ".join(action_str(a) for a in set_to_cards(legal))
-            raise Refused(409, f"that is not a legal move now; the legal ones are: {allowed}")
-        self._play(action)
-        self._run_agents()
+            return f"that is not a legal move now; the legal ones are: {allowed}"
+        return ""
 
     def next_hand(self) -> None:
         """Deal the next hand of the match (a new match once this one is decided)."""
@@ -220,28 +226,36 @@ def settings_from(body: dict[str, Any]) -> tuple[Rules, list[str], int, int | No
     """The rules, the players of each seat, the creator's seat and the seed of a new table
     from the page's settings: ``{"rules": {"preset": ..., field: value}, "seat": 0,
     "partner": "hard", "opponents": "hard", "players": [...], "seed": 7}`` (all optional)."""
+    settings = _settings(body)
+    if isinstance(settings, str):
+        raise Refused(400, settings)
+    return settings
+
+
+def _settings(body: dict[str, Any]) -> tuple[Rules, list[str], int, int | None] | str:
+    """The settings of :func:`settings_from`, or what is wrong with the first wrong one."""
     given = body.get("rules", {})
     if not isinstance(given, dict):
-        raise Refused(400, "rules must be an object of rule fields (and a preset)")
+        return "rules must be an object of rule fields (and a preset)"
     fields = dict(given)
     preset = fields.pop("preset", "standard")
     if not isinstance(preset, str) or preset not in PRESETS:
-        raise Refused(400, f"unknown rules preset {preset!r}; choose one of {list(PRESETS)}")
+        return f"unknown rules preset {preset!r}; choose one of {list(PRESETS)}"
     try:
         rules = Rules.preset(preset, **fields)
     except (ValueError, TypeError) as error:
-        raise Refused(400, f"rules: {error}") from None
+        return f"rules: {error}"
     seat = body.get("seat", 0)
     if not isinstance(seat, int) or isinstance(seat, bool) or seat not in range(rules.n_players):
-        raise Refused(400, f"seat must be a number from 0 to {rules.n_players - 1}, got {seat!r}")
+        return f"seat must be a number from 0 to {rules.n_players - 1}, got {seat!r}"
     players = body.get("players") or seats_of(rules, seat, body.get("partner", "hard"), body.get("opponents", "hard"))
     if not isinstance(players, list) or len(players) != rules.n_players or not all(isinstance(p, str) for p in players):
-        raise Refused(400, f"players must be a list of {rules.n_players} agent specs (or {PERSON!r})")
+        return f"players must be a list of {rules.n_players} agent specs (or {PERSON!r})"
     if players[seat] != PERSON:
-        raise Refused(400, f"your seat {seat} must be played by a person (players[{seat}] = {PERSON!r})")
+        return f"your seat {seat} must be played by a person (players[{seat}] = {PERSON!r})"
     seed = body.get("seed")
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
-        raise Refused(400, f"seed must be a whole number >= 0, got {seed!r}")
+        return f"seed must be a whole number >= 0, got {seed!r}"
     return rules, [p.strip() for p in players], seat, seed
 
 
