@@ -417,3 +417,24 @@ def test_saved_hands_and_an_arena_run_folder_open_for_replay(tmp_path: Path) -> 
     app = create_app(replay_paths=[str(saved), str(arena)])
     names = TestClient(app).get(f"/api/replays/{app.state.first_replay}").json()["records"]
     assert len(names) == 3 and not any("summary" in name for name in names)
+
+
+def test_a_replayed_seat_view_shows_nothing_that_seat_did_not_know(client: TestClient) -> None:
+    """Every step of a band record seen by each seat: no move after the step in its log, no other
+    seat's unplayed card drawn face up or named, no face-down card it did not hide (the belief
+    lists every unseen card with its chances, which names no holder, so it is left out)."""
+    game, who = start(client, rules={"preset": "band"}, seed=4)
+    play_hand(client, game, who)
+    record = client.get(f"/api/games/{game}/records/1", params=who).json()
+    replay = client.post("/api/replays", json={"records": [{"name": "a", "data": record}]}).json()["replay"]
+    session = client.app.state.replays.get(replay)
+    steps = len(record["actions"])
+    for step in range(0, steps + 1, 3):
+        state = session.state_at(0, step)
+        for seat in range(4):
+            v = client.get(f"/api/replays/{replay}", params={"step": step, "seat": seat}).json()
+            assert len(v["events"]) == step, "the log ends at the step"
+            secret = secret_cards(state, seat)
+            text = json.dumps({key: value for key, value in v.items() if key not in ("svg", "belief")})
+            assert not {card for card in secret if re.search(rf"\b{card}\b", text)}, (step, seat)
+            assert not drawn_cards(v["svg"]) & secret, (step, seat)

@@ -90,7 +90,10 @@ class ReplaySession:
         state = self.state_at(k, step)
         players = self.data[k].get("players") or [f"seat {s}" for s in range(replay.rules.n_players)]
         names = table_names([str(p) for p in players], None, replay.rules)  # a record's seats by number
-        events = [_event_text(names, replay, e) for e in replay.events]
+        # A seat's view tells only what that seat knew at this step: the moves so far, and the
+        # face-down card's name only to its hider; every hand shows the whole record.
+        known = replay.events if seat is None else replay.events[:step]
+        events = [_event_text(names, e, seat is None or e.seat == seat) for e in known]
         shown = _last_trick(replay, step) if int(state.trick_size[0]) == 0 else {}
         caption = f"Step {step}/{len(replay.events)}" + (f": {events[step - 1]}" if step else ": the deal")
         over = bool(state.done[0])
@@ -172,10 +175,11 @@ def _number(value: Any, what: str, most: int) -> int:
     return value
 
 
-def _event_text(names: list[str], replay: Replay, event: Any) -> str:
+def _event_text(names: list[str], event: Any, shows_hidden: bool) -> str:
+    """One move in words; ``shows_hidden``: the reader may see which card was laid face down."""
     what = {"hide": "lays a card face down", "ask": "asks for the trump"}.get(event.kind, "")
     text = f"{names[event.seat]} {what or 'plays ' + card_str(event.action)}"
-    if event.kind == "hide":
+    if event.kind == "hide" and shows_hidden:
         text += f" ({card_str(event.action)})"
     if event.trick_winner is not None:
         text += f"; {names[event.trick_winner]} takes trick {event.trick + 1}"
