@@ -42,9 +42,8 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from functools import cache, lru_cache, reduce
+from functools import cache, lru_cache
 from math import factorial
-from operator import or_
 from typing import Any
 
 import numpy as np
@@ -78,7 +77,8 @@ from .core import (
     pack_cards,
     step,
 )
-from .observation import History, ObservationEncoder, read_history, reads_history
+from .infostate import SeatInfo
+from .observation import ObservationEncoder, decode_info, reads_history, same_but_match_score
 from .rules import Rules
 from .seeding import make_rng
 
@@ -107,46 +107,7 @@ class InfoState:
     mask: np.ndarray | None = None  # (53,) legal actions of that seat, when it is to act
 
 
-@dataclass(frozen=True)
-class SeatView:
-    """One observation decoded into Python ints. Seats are relative: 0 is the observer.
-
-    Card sets are ints with bit ``c`` for card ``c``; seats and suits are -1 for none.
-    """
-
-    hand: int
-    my_face_down: int  # my face-down card (I hid it and it is still down), else -1
-    open_card: int
-    known: int  # the revealed band card while back in the hider's hand, else -1
-    trick: tuple[int, ...]  # card each relative seat played to the current trick, else -1
-    played: tuple[int, ...]  # card set each relative seat has played
-    voids: tuple[int, ...]  # 4-bit suit set each relative seat has failed to follow
-    led: int
-    trump_state: int  # 0 no trump yet, 1 face down, 2 known
-    trump: int
-    asked: bool
-    hider: int
-    revealed_by: int
-    leader: int
-    dealer: int
-    tens: tuple[int, int]  # mine, theirs
-    tricks: tuple[int, int]  # mine, theirs
-    middle: tuple[int, int]  # Dehla Pakad middle: tens, cards
-    run_holder: int
-    trick_no: int
-    phase: int  # HIDE, PLAY or OVER
-    match_score: tuple[float, float] = (0.0, 0.0)  # match points / target: mine, theirs
-    history: History | None = None  # the play sequence, when the observation holds it
-
-    @property
-    def all_played(self) -> int:
-        """Every card played so far, by any seat (the current trick's included)."""
-        return reduce(or_, self.played, 0)
-
-    @property
-    def trick_cards(self) -> int:
-        """The cards of the current trick."""
-        return cards_to_set(card for card in self.trick if card >= 0)
+SeatView = SeatInfo  # the name this module gave the decoded observation before the information state had one
 
 
 @cache
@@ -154,63 +115,25 @@ def _encoder(rules: Rules, history: bool = False) -> ObservationEncoder:
     return ObservationEncoder(rules, history)
 
 
-def _index(onehot: np.ndarray) -> int:
-    """Index of the set entry of a one-hot vector, or -1 when it is all zero."""
-    hits = np.flatnonzero(onehot > 0.5)
-    return int(hits[0]) if hits.size else -1
-
-
-def read_view(rules: Rules, observation: np.ndarray) -> SeatView:
-    """Decode one seat's observation vector into a :class:`SeatView`.
+def read_view(rules: Rules, observation: np.ndarray) -> SeatInfo:
+    """Decode one seat's observation vector into what it knows (a one-game
+    :class:`~mendikot_env.infostate.SeatInfo`, by :func:`~mendikot_env.observation.decode_info`).
 
     Args:
         rules: the rules the observation was encoded for.
-        observation: (D,) observation vector.
+        observation: (D,) observation vector, plain or with history.
 
     Returns:
-        The decoded view, relative seats as in the observation.
+        The decoded record, relative seats as in the observation.
     """
-    layout, with_history = _encoder(rules).layout, _encoder(rules, True).size
+    size, with_history = _encoder(rules).size, _encoder(rules, True).size
     obs = np.asarray(observation, dtype=np.float32)
-    if obs.shape not in ((layout.size,), (with_history,)):
+    if obs.shape not in ((size,), (with_history,)):
         raise ValueError(
-            f"a belief needs one ({layout.size},) observation of {rules} (or ({with_history},) with history), "
+            f"a belief needs one ({size},) observation of {rules} (or ({with_history},) with history), "
             f"got shape {obs.shape}"
         )
-    v = layout.split(obs[: layout.size])
-    n = rules.n_players
-
-    def cards(plane: np.ndarray) -> int:
-        return int(pack_sets(plane > 0.5))
-
-    phase_hot = _index(v["phase"])
-    face_down = set_to_cards(cards(v["face_down"]))
-    open_cards, known = set_to_cards(cards(v["open_card"])), set_to_cards(cards(v["known"]))
-    return SeatView(
-        hand=cards(v["hand"]),
-        my_face_down=face_down[0] if face_down else -1,
-        open_card=open_cards[0] if open_cards else -1,
-        known=known[0] if known else -1,
-        trick=tuple(_index(v["trick"][k]) for k in range(n)),
-        played=tuple(cards(v["played"][k]) for k in range(n)),
-        voids=tuple(int(pack_sets(v["voids"][k] > 0.5)) for k in range(n)),
-        led=_index(v["led_suit"]),
-        trump_state=_index(v["trump_state"]),
-        trump=_index(v["trump_suit"]),
-        asked=bool(v["asked"][0] > 0.5),
-        hider=_index(v["hider"]),
-        revealed_by=_index(v["revealed_by"]),
-        leader=_index(v["leader"]),
-        dealer=_index(v["dealer"]),
-        tens=(_index(v["tens"][0]), _index(v["tens"][1])),
-        tricks=tuple(int(round(float(x) * rules.n_tricks)) for x in v["tricks"]),  # type: ignore[arg-type]
-        middle=(int(round(float(v["middle"][0]) * 4)), int(round(float(v["middle"][1]) * n * rules.n_tricks))),
-        run_holder=_index(v["run_holder"]),
-        trick_no=rules.n_tricks if phase_hot < 0 else _index(v["trick_number"]),
-        phase=OVER if phase_hot < 0 else (HIDE if phase_hot == 0 else PLAY),
-        match_score=(float(v["match_score"][0]), float(v["match_score"][1])),
-        history=read_history(rules, obs) if obs.size == with_history else None,
-    )
+    return decode_info(rules, obs)
 
 
 @dataclass(frozen=True)
@@ -227,7 +150,7 @@ class Constraints:
     holds: tuple[int, int] | None = None
 
 
-def constraints(rules: Rules, view: SeatView) -> Constraints:
+def constraints(rules: Rules, view: SeatInfo) -> Constraints:
     """The constraints on the unseen cards that ``view`` implies (see :class:`Constraints`).
 
     Raises:
@@ -261,7 +184,7 @@ def constraints(rules: Rules, view: SeatView) -> Constraints:
     return Constraints(unseen, tuple(sizes), tuple(allowed), holds)
 
 
-def history_voids(rules: Rules, view: SeatView) -> list[int]:
+def history_voids(rules: Rules, view: SeatInfo) -> list[int]:
     """The 4-bit sets of suits each relative seat is known to lack: the observed voids, and
     with the history two facts of the reveal the voids do not hold. The seat whose turn
     turned the band card up could not follow the suit led to that trick (the hider too,
@@ -279,7 +202,7 @@ def history_voids(rules: Rules, view: SeatView) -> list[int]:
     return voids
 
 
-def _check_variant(rules: Rules, view: SeatView) -> None:
+def _check_variant(rules: Rules, view: SeatInfo) -> None:
     """Refuse an observation whose trump method or collection is not that of ``rules``.
 
     Raises:
@@ -824,7 +747,7 @@ def _partner_down(first_down: np.ndarray, second_down: np.ndarray, left: np.ndar
     return np.where(first_down & left, first_down, second_down & left)
 
 
-def _match_points(rules: Rules, view: SeatView, seat: int) -> np.ndarray:
+def _match_points(rules: Rules, view: SeatInfo, seat: int) -> np.ndarray:
     """(1, 2) match points by absolute team, from the observation's (mine, theirs) / target."""
     points = np.zeros((1, 2))
     points[0, seat % 2], points[0, 1 - seat % 2] = (np.rint(x * rules.target) for x in view.match_score)
@@ -887,11 +810,7 @@ def _gives_back(belief: Belief, worlds: State, seat: int, encoder: ObservationEn
     score aside: worlds are single hands) and has its legal mask, when it acts."""
     info = belief.info
     first = worlds.select([0])
-    match = encoder.layout.pieces["match_score"]
-    keep = np.ones(encoder.size, bool)
-    keep[match.start : match.stop] = False
-    seen = encoder.encode(first, np.array([seat]))[0]
-    if not np.array_equal(seen[keep], np.asarray(info.observation, np.float32)[keep]):
+    if not same_but_match_score(belief.rules, encoder.encode(first, np.array([seat]))[0], info.observation):
         return False
     return info.mask is None or int(legal_bits(first)[0]) == int(pack_sets(np.asarray(info.mask) != 0))
 
@@ -916,7 +835,7 @@ def build_worlds(belief: Belief, hidden: np.ndarray, seat: int = 0) -> State:
     raise ValueError(f"no game state of {rules} gives this observation: it was encoded for other rules or altered")
 
 
-def _world_state(rules: Rules, view: SeatView, hidden: np.ndarray, seat: int, reveal_now: bool, duty: bool) -> State:
+def _world_state(rules: Rules, view: SeatInfo, hidden: np.ndarray, seat: int, reveal_now: bool, duty: bool) -> State:
     """The States of one reading of the public facts (see :func:`build_worlds`)."""
     n, B = rules.n_players, hidden.shape[0]
     absolute = [(seat + k) % n for k in range(n)]  # absolute seat of relative seat k
@@ -983,7 +902,7 @@ def _world_state(rules: Rules, view: SeatView, hidden: np.ndarray, seat: int, re
     )
 
 
-def _play_index(rules: Rules, view: SeatView) -> np.ndarray:
+def _play_index(rules: Rules, view: SeatInfo) -> np.ndarray:
     """(52,) int8 places in the play order: the current trick's from its leader on; without
     the history the earlier tricks' order is not observed, so their cards are numbered in
     card order (the rules never read it; observe with history to sample it exactly)."""
@@ -1002,7 +921,7 @@ def _first_card(sets: np.ndarray) -> np.ndarray:
     return np.argmax(unpack_sets(sets), axis=1).astype(np.int64)
 
 
-def _current(rules: Rules, view: SeatView, absolute: list[int]) -> int:
+def _current(rules: Rules, view: SeatInfo, absolute: list[int]) -> int:
     """The absolute seat to act: the hider while hiding, the next in the trick while playing."""
     if view.phase == OVER:
         return NO_SEAT
@@ -1011,7 +930,7 @@ def _current(rules: Rules, view: SeatView, absolute: list[int]) -> int:
     return absolute[(view.leader + sum(card >= 0 for card in view.trick)) % rules.n_players]
 
 
-def _trick_trumps(rules: Rules, view: SeatView, trump: int, reveal_now: bool) -> int:
+def _trick_trumps(rules: Rules, view: SeatInfo, trump: int, reveal_now: bool) -> int:
     """Card set of the current trick's cards that count as trumps. Band hukum with the reveal
     in this trick (``reveal_now``): only those played from the revealing seat's turn on."""
     if trump < 0:
@@ -1025,7 +944,7 @@ def _trick_trumps(rules: Rules, view: SeatView, trump: int, reveal_now: bool) ->
     return counted
 
 
-def _taken_sets(rules: Rules, view: SeatView, seat: int) -> tuple[list[int], int]:
+def _taken_sets(rules: Rules, view: SeatInfo, seat: int) -> tuple[list[int], int]:
     """Card sets of team 0, team 1 and the Dehla Pakad middle with the observed counts of tens
     and cards: which cards each took is not observed, and the rules read only the counts."""
     n = rules.n_players
@@ -1043,7 +962,7 @@ def _taken_sets(rules: Rules, view: SeatView, seat: int) -> tuple[list[int], int
     return teams, sets[0]
 
 
-def _trick_winners(rules: Rules, view: SeatView, absolute: list[int]) -> np.ndarray:
+def _trick_winners(rules: Rules, view: SeatInfo, absolute: list[int]) -> np.ndarray:
     """(T,) winners of the completed tricks as far as the counts tell: the last is the run
     holder; the earlier ones are filled with a seat of each team as often as it took tricks."""
     out = np.full(rules.n_tricks, NO_SEAT, dtype=np.int64)

@@ -516,6 +516,9 @@ def _rows(batch_size: int) -> np.ndarray:
     return rows
 
 
+batch_rows = _rows  # the public name, for the layers above that index batches the same way
+
+
 # -------------------------------------------------------------------------------- step
 
 
