@@ -13,9 +13,10 @@ One record, two shapes:
 - a batch: numpy arrays with the batch axis first, card sets as uint64 (bit ``c`` for card
   ``c``), per-seat fields (B, n) by relative seat and team fields (B, 2) mine, theirs;
 - one game (:func:`seat_info`, :meth:`SeatInfo.game`): Python ints, and sequences (tuples,
-  or the lists read from the state) by relative seat or team. The AEC env encodes one game per step, where numpy's per-call cost would
-  dominate: the encoder's rules run on these numbers with operators only, the same code as
-  for a batch's arrays (:func:`by_column` gives both as columns).
+  or the lists read from the state) by relative seat or team. The AEC env encodes one game
+  per step, where numpy's per-call cost would dominate: the encoder's rules run on these
+  numbers with operators only, the same code as for a batch's arrays (:func:`by_column`
+  gives both as columns).
 """
 
 from __future__ import annotations
@@ -119,6 +120,11 @@ class SeatInfo:
         cards = cards[np.argsort(order[cards])]
         seat_of = [next((k for k, cards in enumerate(self.played) if cards >> c & 1), 0) for c in cards.tolist()]
         return History(tuple(zip(seat_of, cards.tolist(), strict=True)), self.reveal_at, self.revealed_card)
+
+    def select(self, rows: np.ndarray) -> SeatInfo:
+        """The chosen games of a batch record (an index array or a bool mask), in order."""
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        return SeatInfo(**{name: None if value is None else value[rows] for name, value in values.items()})
 
     def game(self, b: int) -> SeatInfo:
         """Game ``b`` of a batch as a one-game record (Python ints and tuples)."""
@@ -235,7 +241,10 @@ def seat_info(
 def seat_infos(state: State, seats: np.ndarray, legal: np.ndarray | None = None, history: bool = False) -> SeatInfo:
     """What each seat ``seats[b]`` (absolute, 0..n-1) knows in game b of ``state``, as a
     batch record; ``legal``: the games' :func:`~mendikot_env.core.legal_bits` if the caller
-    has them; ``history``: also fill in the play order and the reveal."""
+    has them; ``history``: also fill in the play order and the reveal.
+
+    The record shares some of the state's arrays (no copies): read it before the state is stepped.
+    """
     n, B = state.rules.n_players, state.batch_size
     t = tables_of(state.rules)
     relative = t.relative
