@@ -76,8 +76,8 @@ class SeatTable:
         decoded from the seats' observations, or built from the core state of the seats to act."""
         t = cls()
         sets = np.stack([info.hand, core.CARD_SETS[info.my_face_down]], axis=1)
-        played = info.played  # (B, n) sets by relative seat
-        t.trick_card = info.trick
+        # (B, n) by relative seat, C-ordered: the bot's lookups flatten them.
+        played, t.trick_card = np.ascontiguousarray(info.played), np.ascontiguousarray(info.trick)
         if agent.spec.memory:
             gone = np.bitwise_or.reduce(played, axis=1)
         else:
@@ -88,9 +88,9 @@ class SeatTable:
         # Counts by popcount: unseen cards of each suit from each rank up, and mine per suit.
         unseen_from = popcount(unseen[:, None, None] & RANKS_FROM).astype(np.int64)
         holding = popcount(sets[:, :1] & SUIT_MASKS).astype(np.int64)
-        t.shown_out = (info.voids[:, :, None] >> _SUIT_BITS & 1).astype(bool)
+        t.shown_out = (np.ascontiguousarray(info.voids)[:, :, None] >> _SUIT_BITS & 1).astype(bool)
         t.led, t.trump, t.hider, t.winning = info.led, info.trump, info.hider, info.winning
-        t.tens, t.tricks = info.tens, info.tricks
+        t.tens, t.tricks = np.ascontiguousarray(info.tens), np.ascontiguousarray(info.tricks)
         played_count = popcount(played).astype(np.int64)
         t._infer(agent, flags[:, 3], unseen_from, holding, played_count, info.my_face_down, info.trump_state == 1)
         return t

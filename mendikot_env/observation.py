@@ -16,11 +16,12 @@ tests check this by changing hidden cards and comparing observations.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
 
-from .cards import NUM_CARDS, TENS_MASK, pack_sets, unpack_sets, up_to_highest
+from .cards import NUM_CARDS, TENS_MASK, pack_sets, popcount, unpack_sets, up_to_highest
 from .core import CARD_SETS, HIDE, NO_SEAT, OVER, PLAY, State, batch_rows, pack_cards
 from .infostate import History, SeatInfo, by_column, seat_info, seat_infos, tables_of
 from .rules import Rules
@@ -179,8 +180,13 @@ def decode_info(rules: Rules, observations: np.ndarray) -> SeatInfo:
     obs = np.asarray(observations, dtype=np.float32)
     batch = obs.reshape(-1, obs.shape[-1])
     n, t = rules.n_players, rules.n_tricks
-    history = batch.shape[1] != observation_layout(rules).size
-    v = observation_layout(rules, history).split(batch)
+    history = batch.shape[1] != _layout(rules).size
+    layout = _layout(rules, history)
+    v = layout.split(batch)
+    # Every card plane in one pack (hand, face_down, open_card, known, take_lead, unseen,
+    # masters, then trick and played by relative seat); a one-card plane's card is its lowest.
+    planes = pack_sets(batch[:, : layout.pieces["voids"].start].reshape(batch.shape[0], -1, NUM_CARDS) > 0.5)
+    cards = _lowest(planes)
     phase = _index(v["phase"])
     over = phase < 0
 
@@ -188,12 +194,12 @@ def decode_info(rules: Rules, observations: np.ndarray) -> SeatInfo:
         return np.rint(v[piece][:, column].astype(np.float64) * scale).astype(np.int64)
 
     info = SeatInfo(
-        hand=pack_sets(v["hand"] > 0.5),
-        my_face_down=_index(v["face_down"]),
-        open_card=_index(v["open_card"]),
-        known=_index(v["known"]),
-        trick=_index(v["trick"]),
-        played=pack_sets(v["played"] > 0.5),
+        hand=planes[:, 0],
+        my_face_down=cards[:, 1],
+        open_card=cards[:, 2],
+        known=cards[:, 3],
+        trick=cards[:, 7 : 7 + n],
+        played=planes[:, 7 + n :],
         voids=pack_sets(v["voids"] > 0.5),
         led=_index(v["led_suit"]),
         trump_state=_index(v["trump_state"]),
@@ -205,7 +211,7 @@ def decode_info(rules: Rules, observations: np.ndarray) -> SeatInfo:
         dealer=_index(v["dealer"]),
         run_holder=_index(v["run_holder"]),
         winning=_index(v["winning"]),
-        take_lead=pack_sets(v["take_lead"] > 0.5),
+        take_lead=planes[:, 4],
         tens=_index(v["tens"]),
         tricks=np.stack([count("tricks", 0, t), count("tricks", 1, t)], axis=1),
         middle=np.stack([count("middle", 0, 4), count("middle", 1, n * t)], axis=1),
@@ -221,6 +227,18 @@ def decode_info(rules: Rules, observations: np.ndarray) -> SeatInfo:
     return info.game(0) if obs.ndim == 1 else info
 
 
+@cache
+def _layout(rules: Rules, history: bool = False) -> Layout:
+    """:func:`observation_layout`, built once per rules (decoding reads it on every call)."""
+    return observation_layout(rules, history)
+
+
+def _lowest(sets: np.ndarray) -> np.ndarray:
+    """The lowest card of each uint64 card set, -1 for an empty one."""
+    below = (sets & (~sets + np.uint64(1))) - np.uint64(1)  # the bits under the lowest set bit
+    return np.where(sets != 0, popcount(below).astype(np.int64), -1)
+
+
 def _index(onehot: np.ndarray) -> np.ndarray:
     """Index of the first set entry along the last axis, -1 where none is set."""
     hits = onehot > 0.5
@@ -230,7 +248,7 @@ def _index(onehot: np.ndarray) -> np.ndarray:
 def same_but_match_score(rules: Rules, a: np.ndarray, b: np.ndarray) -> bool:
     """Whether two observations of one seat are equal but for the match score (a belief's
     worlds are single hands, which do not know it)."""
-    layout = observation_layout(rules, history=np.shape(a)[-1] != observation_layout(rules).size)
+    layout = _layout(rules, history=np.shape(a)[-1] != _layout(rules).size)
     match = layout.pieces["match_score"]
     keep = np.ones(layout.size, bool)
     keep[match.start : match.stop] = False
