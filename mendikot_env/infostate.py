@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .cards import TENS_MASK, cards_to_set, unpack_sets
+from .cards import TENS_MASK, cards_to_set, popcount, unpack_sets
 from .core import (
     CARD_SETS,
     NO_CARD,
@@ -45,6 +45,7 @@ from .core import (
 from .rules import Rules
 
 _TENS = int(TENS_MASK)  # a Python int: mixes with Python ints
+_BARE = object.__new__  # a record with no field set yet, to fill in field by field
 
 
 @dataclass(frozen=True)
@@ -207,34 +208,30 @@ def seat_info(
     # In relative seat order: the winning seat comes out relative to me.
     winning, takers = trick_outlook_of(trick, led, trump, state.trick_trumps.item(0), legal, t.outlook_list)
     over = phase == OVER
-    info = SeatInfo(
-        hand=state.hands.item(0, seat),
-        my_face_down=face_down if hider == seat else NO_CARD,  # only the hider sees it
-        open_card=state.open_card.item(0),
-        known=state.known_card.item(0),
-        trick=trick,
-        played=played,
-        voids=voids,
-        led=led,
-        trump_state=2 * (trump >= 0) + (face_down >= 0),
-        trump=trump,
-        asked=state.asked.item(0),
-        hider=relative[hider * n + seat],
-        revealed_by=relative[state.revealed_by.item(0) * n + seat],
-        leader=relative[(leader - (leader + 1) * over) * n + seat],
-        dealer=relative[state.dealer.item(0) * n + seat],
-        run_holder=relative[state.last_winner.item(0) * n + seat],
-        winning=winning,
-        take_lead=takers * ((seat == current) & (phase == PLAY)),
-        tens=((mine & _TENS).bit_count(), (theirs & _TENS).bit_count()),
-        tricks=(mine.bit_count() // n, theirs.bit_count() // n),  # as core.taken_counts
-        middle=((middle & _TENS).bit_count(), middle.bit_count()),
-        trick_no=trick_no,
-        phase=phase,
-    )
+    # Field by field on a bare record: a keyword call of 23 fields costs several times more,
+    # and this runs on every step of the AEC env.
+    info = _BARE(SeatInfo)
+    info.hand = state.hands.item(0, seat)
+    info.my_face_down = face_down if hider == seat else NO_CARD  # only the hider sees it
+    info.open_card, info.known = state.open_card.item(0), state.known_card.item(0)
+    info.trick, info.played, info.voids = trick, played, voids
+    info.led, info.trump_state, info.trump = led, 2 * (trump >= 0) + (face_down >= 0), trump
+    info.asked = state.asked.item(0)
+    info.hider = relative[hider * n + seat]
+    info.revealed_by = relative[state.revealed_by.item(0) * n + seat]
+    info.leader = relative[(leader - (leader + 1) * over) * n + seat]
+    info.dealer = relative[state.dealer.item(0) * n + seat]
+    info.run_holder = relative[state.last_winner.item(0) * n + seat]
+    info.winning = winning
+    info.take_lead = takers * ((seat == current) & (phase == PLAY))
+    info.tens = ((mine & _TENS).bit_count(), (theirs & _TENS).bit_count())
+    info.tricks = (mine.bit_count() // n, theirs.bit_count() // n)  # as core.taken_counts
+    info.middle = ((middle & _TENS).bit_count(), middle.bit_count())
+    info.trick_no, info.phase, info.match_score = trick_no, phase, None
+    info.play_order = info.reveal_at = info.revealed_card = None
     if history:
-        info.play_order, info.reveal_at, info.revealed_card = (x[0] for x in _history(state))
-        info.reveal_at, info.revealed_card = int(info.reveal_at), int(info.revealed_card)
+        order, at, card = _history(state)
+        info.play_order, info.reveal_at, info.revealed_card = order[0], int(at[0]), int(card[0])
     return info
 
 
@@ -280,7 +277,7 @@ def seat_infos(state: State, seats: np.ndarray, legal: np.ndarray | None = None,
         take_lead=takers * ((seats == state.current) & (state.phase == PLAY)),
         tens=tens.astype(np.int64).T,
         tricks=tricks.astype(np.int64).T,
-        middle=np.array(taken_counts(state.middle, 1), np.int64).T,
+        middle=np.array([popcount(state.middle & TENS_MASK), popcount(state.middle)], np.int64).T,
         trick_no=state.trick_no,
         phase=state.phase,
     )

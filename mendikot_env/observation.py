@@ -27,6 +27,7 @@ from .infostate import History, SeatInfo, by_column, seat_info, seat_infos, tabl
 from .rules import Rules
 
 _WORD = (1 << 64) - 1  # one uint64 word of a Python int
+_CARD_PLANES = unpack_sets(CARD_SETS)  # (53, 52): the plane of each card, and at -1 the empty one
 
 
 @dataclass(frozen=True)
@@ -185,7 +186,7 @@ def decode_info(rules: Rules, observations: np.ndarray) -> SeatInfo:
     v = layout.split(batch)
     # Every card plane in one pack (hand, face_down, open_card, known, take_lead, unseen,
     # masters, then trick and played by relative seat); a one-card plane's card is its lowest.
-    planes = pack_sets(batch[:, : layout.pieces["voids"].start].reshape(batch.shape[0], -1, NUM_CARDS) > 0.5)
+    planes = pack_sets((batch[:, : layout.pieces["voids"].start] > 0.5).reshape(batch.shape[0], -1, NUM_CARDS))
     cards = _lowest(planes)
     phase = _index(v["phase"])
     over = phase < 0
@@ -421,10 +422,10 @@ class ObservationEncoder:
     # would dominate) or a batch's arrays. Only gathering the inputs and writing the vector
     # differ by batch size, and those move data.
 
-    def _card_sets(self, info: SeatInfo, sets: Any) -> list[Any]:
-        """The card planes and the voids word, in layout order (``sets``: the card sets by id)."""
+    def _card_sets(self, info: SeatInfo, sets: Any, trick: Any, played: Any, voids: Any) -> list[Any]:
+        """The card planes and the voids word, in layout order (``sets``: the card sets by id;
+        ``trick``, ``played``, ``voids``: the record's, by relative seat)."""
         hand, known, face_down = info.hand, sets[info.known], sets[info.my_face_down]
-        played, voids = by_column(info.played), by_column(info.voids)
         gone = played[0]
         for cards in played[1:]:
             gone = gone | cards
@@ -440,18 +441,20 @@ class ObservationEncoder:
             info.take_lead,
             outside & ~known,  # unseen
             hand & ~up_to_highest(outside),  # masters: above every outside card
-            *[sets[card] for card in by_column(info.trick)],
+            *[sets[card] for card in trick],
             *played,
             void_word,
         ]
 
-    def _small_features(self, info: SeatInfo, count: Any, trick_sets: list[Any]) -> tuple[list[Any], list[Any]]:
+    def _small_features(
+        self, info: SeatInfo, count: Any, trick_sets: list[Any], teams: list[Any]
+    ) -> tuple[list[Any], list[Any]]:
         """The one-hot values in ``one_hot_starts`` order (-1: the piece is empty), and the
-        other small features in ``_scalar_index`` order (``count``: popcount)."""
+        other small features in ``_scalar_index`` order (``count``: popcount; ``teams``: the
+        record's tens, tricks and middle)."""
         n, n_tricks = self.rules.n_players, self.rules.n_tricks
         over = info.phase == OVER
-        (my_tens, their_tens), (my_tricks, their_tricks) = by_column(info.tens), by_column(info.tricks)
-        middle_tens, middle_cards = by_column(info.middle)
+        (my_tens, their_tens), (my_tricks, their_tricks), (middle_tens, middle_cards) = teams
         hot = [
             info.led,
             info.trump_state,
@@ -484,10 +487,11 @@ class ObservationEncoder:
         """Game 0's plain vector (float32, without the history pieces) seen by ``seat``: one
         unpack of the card planes, the voids and the one-hots, then the scalars."""
         sets, count = self._list_tables
-        planes = self._card_sets(info, sets)
+        planes = self._card_sets(info, sets, info.trick, info.played, info.voids)  # one game's: lists
         # The one-hot pieces ride in the same unpack as the card planes: a set bit for each
         # entry, counted from the end of the voids, split into 64-bit words.
-        hot, scalars = self._small_features(info, count, planes[7 : 7 + self.rules.n_players])
+        teams = [info.tens, info.tricks, info.middle]
+        hot, scalars = self._small_features(info, count, planes[7 : 7 + self.rules.n_players], teams)
         small = 0
         for bits, value in zip(self._small_hot_bits, hot, strict=True):
             small |= bits[value]
@@ -506,11 +510,12 @@ class ObservationEncoder:
         one-hots, the scalars."""
         B, n = out.shape[0], self.rules.n_players
         card_sets, count = self._array_tables
-        sets = self._card_sets(info, card_sets)
+        sets = self._card_sets(info, card_sets, *(by_column(x) for x in (info.trick, info.played, info.voids)))
         self._write_planes(np.stack(sets, axis=1), out)
         # One-hot pieces: one row of ``hot`` per piece (rows are contiguous: fast to fill) holds
         # the index to set to 1, or the piece's first index with value 0 when it is empty.
-        hot_values, scalars = self._small_features(info, count, sets[7 : 7 + n])
+        teams = [by_column(x) for x in (info.tens, info.tricks, info.middle)]
+        hot_values, scalars = self._small_features(info, count, sets[7 : 7 + n], teams)
         hot = np.stack(hot_values, out=self._hot_buffer(B))
         valid = hot >= 0
         if out.flags.c_contiguous:  # a flat scatter is about twice as fast as a 2-D one
@@ -529,13 +534,8 @@ class ObservationEncoder:
         plays = self.rules.n_players * self.rules.n_tricks
         start = self.layout.pieces["play_order"].start
         out[:, start : start + NUM_CARDS] = (info.play_order + 1) * (1.0 / plays)
-        at, card = info.reveal_at, info.revealed_card
-        if isinstance(at, int):  # one game's numbers
-            out[:, start + NUM_CARDS] = (at + 1) * (1.0 / plays) if at >= 0 else 0.0
-            card = [card]
-        else:
-            out[:, start + NUM_CARDS] = np.where(at >= 0, (at + 1) * (1.0 / plays), 0.0)
-        out[:, start + NUM_CARDS + 1 : start + 2 * NUM_CARDS + 1] = unpack_sets(CARD_SETS[card])
+        out[:, start + NUM_CARDS] = (info.reveal_at + 1) * (1.0 / plays)  # 0 for no reveal (-1)
+        out[:, start + NUM_CARDS + 1 : start + 2 * NUM_CARDS + 1] = _CARD_PLANES[info.revealed_card]
 
     def _write_planes(self, planes: np.ndarray, out: np.ndarray) -> None:
         """Unpack the (B, planes + 1) sets into ``out``: the card planes, the voids word, and
