@@ -125,7 +125,7 @@ def constraints(rules: Rules, view: SeatInfo) -> Constraints:
             f"but {unseen.bit_count()} cards are unseen"
         )
     holds = None
-    if rules.reveal == "auto" and view.phase == PLAY and view.trump_state == 1 and view.led >= 0:
+    if rules.reveals_at_void and view.phase == PLAY and view.trump_state == 1 and view.led >= 0:
         to_act = (view.leader + sum(card >= 0 for card in view.trick)) % n
         holds = (to_act, view.led) if to_act else None
     return Constraints(unseen, tuple(sizes), tuple(allowed), holds)
@@ -157,11 +157,11 @@ def _check_variant(rules: Rules, view: SeatInfo) -> None:
     """
     shows = []
     band = view.hider >= 0
-    if band != (rules.trump == "band"):
+    if band != rules.has_face_down:
         shows.append("a band card hidden" if band else "no band card hidden")
-    if (view.open_card >= 0) != (rules.trump == "open"):
+    if (view.open_card >= 0) != rules.trump_known_from_start:
         shows.append("an open draw" if view.open_card >= 0 else "no open draw")
-    if view.middle[1] > 0 and rules.collection != "dehla":
+    if view.middle[1] > 0 and not rules.collects_two_in_a_row:
         shows.append("a Dehla Pakad middle")
     if shows:
         raise ValueError(f"this observation shows {' and '.join(shows)}: it is not an observation of {rules}")
