@@ -43,10 +43,13 @@ _ROOM_RADIX = 64 ** np.arange(10, dtype=np.int64)  # room vectors (up to 10 slot
 
 @dataclass(frozen=True)
 class InfoState:
-    """Everything one seat knows at a decision: its observation, and its legal mask if it acts.
+    """A belief's input: one seat's observation at a decision, and its legal mask if it acts.
 
-    The mask settles the one public fact the observation leaves open: whether a player who
-    asked for the band card still owes a trump (it then shows in the legal actions).
+    The belief decodes the observation once into the seat's information state
+    (:class:`~mendikot_env.infostate.SeatInfo`, :func:`read_view`) and reads only that; the
+    vector itself serves to check that the worlds built give it back. The mask settles the
+    one public fact the observation leaves open: whether a player who asked for the band card
+    still owes a trump (it then shows in the legal actions).
     """
 
     rules: Rules
