@@ -60,7 +60,7 @@ def replay_start(belief: DealSampler, hidden: np.ndarray, seat: int) -> tuple[St
 
 def _check_replay(belief: DealSampler, worlds: State, seat: int) -> None:
     """The first world, encoded for the seat, must give back its observation (and mask)."""
-    history = np.asarray(belief.info.observation).size != _encoder(belief.rules).size
+    history = belief.view.play_order is not None  # the observation holds the history pieces
     if not _gives_back(belief, worlds, seat, _encoder(belief.rules, history)):
         raise ValueError(
             f"no game state of {belief.rules} gives this observation: it was encoded for other rules or altered"
