@@ -30,7 +30,6 @@ import numpy as np
 
 from .cards import TENS_MASK, cards_to_set, popcount, unpack_sets
 from .core import (
-    CARD_SETS,
     NO_CARD,
     OUTLOOK_LISTS,
     OUTLOOK_TABLES,
@@ -119,7 +118,7 @@ class SeatInfo:
         order = np.asarray(self.play_order)
         cards = np.flatnonzero(order >= 0)
         cards = cards[np.argsort(order[cards])]
-        seat_of = [next((k for k, cards in enumerate(self.played) if cards >> c & 1), 0) for c in cards.tolist()]
+        seat_of = [next((k for k, sets in enumerate(self.played) if sets >> c & 1), 0) for c in cards.tolist()]
         return History(tuple(zip(seat_of, cards.tolist(), strict=True)), self.reveal_at, self.revealed_card)
 
     def select(self, rows: np.ndarray) -> SeatInfo:
@@ -157,7 +156,6 @@ class _Tables:
     relative_list: list[int]
     outlook: tuple  # core.OUTLOOK_TABLES for the trick rule
     outlook_list: tuple  # core.OUTLOOK_LISTS for the trick rule
-    card_list: list[int]  # CARD_SETS as Python ints
 
 
 @cache
@@ -171,7 +169,6 @@ def _tables(n: int, cut: bool) -> _Tables:
         relative_list=relative.tolist(),
         outlook=OUTLOOK_TABLES[int(cut)],
         outlook_list=OUTLOOK_LISTS[int(cut)],
-        card_list=CARD_SETS.tolist(),
     )
 
 
