@@ -11,6 +11,11 @@ Only what the observing seat may know goes in: its own hand, its own face-down c
 and public facts (cards played, failures to follow suit, the revealed band card while
 it is back in the hider's hand, trump once it is public, tens and tricks taken). The
 tests check this by changing hidden cards and comparing observations.
+
+The encoder writes each vector from the seat's information state
+(:class:`mendikot_env.infostate.SeatInfo`, built from the core state), and
+:func:`decode_info` reads one back: this module alone knows the pieces' names, and the
+belief, the search and the bots read the record.
 """
 
 from __future__ import annotations
