@@ -246,34 +246,34 @@ def seat_infos(state: State, seats: np.ndarray, legal: np.ndarray | None = None,
     # take() gathers table rows several times faster than fancy indexing does. Per-seat
     # fields are gathered (n, B), each relative seat's row contiguous, and kept as (B, n) views.
     rel_seats = t.seats_from.take(seats, axis=0)  # (B, n): absolute seat of relative seat k
-    flat = (rows[:, None] * n + rel_seats).T  # (n, B): index into flattened (B * n) per-seat arrays
-    trick = state.trick_cards.reshape(-1)[flat]
+    flat = np.ascontiguousarray((rows[:, None] * n + rel_seats).T)  # (n, B) index into the flat (B * n) arrays
+    trick = state.trick_cards.reshape(-1).take(flat)
     mine_first = rows * 2 + t.teams_from.take(seats, axis=0).T  # (2, B) flat index: mine, theirs
-    tens, tricks = taken_counts(state.taken.reshape(-1)[mine_first], n)
+    tens, tricks = np.array(taken_counts(state.taken.reshape(-1).take(mine_first), n), np.int64)  # each (2, B)
     legal = legal_bits(state) if legal is None else legal
     winning, takers = trick_outlook_of(list(trick), state.led_suit, state.trump, state.trick_trumps, legal, t.outlook)
     over = state.phase == OVER
     info = SeatInfo(
-        hand=state.hands.reshape(-1)[flat[0]],
+        hand=state.hands.reshape(-1).take(flat[0]),
         my_face_down=np.where(state.hider == seats, state.face_down, NO_CARD),  # only the hider sees it
         open_card=state.open_card,
         known=state.known_card,
         trick=trick.T,
-        played=state.played.reshape(-1)[flat].T,
-        voids=state.voids.reshape(-1)[flat].astype(np.uint64).T,
+        played=state.played.reshape(-1).take(flat).T,
+        voids=state.voids.reshape(-1).take(flat).astype(np.uint64).T,
         led=state.led_suit,
         trump_state=2 * (state.trump >= 0) + (state.face_down >= 0),
         trump=state.trump,
         asked=state.asked,
-        hider=relative[state.hider * n + seats],
-        revealed_by=relative[state.revealed_by * n + seats],
-        leader=relative[(state.leader - (state.leader + 1) * over) * n + seats],
-        dealer=relative[state.dealer * n + seats],
-        run_holder=relative[state.last_winner * n + seats],
+        hider=relative.take(state.hider * n + seats),
+        revealed_by=relative.take(state.revealed_by * n + seats),
+        leader=relative.take((state.leader - (state.leader + 1) * over) * n + seats),
+        dealer=relative.take(state.dealer * n + seats),
+        run_holder=relative.take(state.last_winner * n + seats),
         winning=winning,
         take_lead=takers * ((seats == state.current) & (state.phase == PLAY)),
-        tens=tens.astype(np.int64).T,
-        tricks=tricks.astype(np.int64).T,
+        tens=tens.T,
+        tricks=tricks.T,
         middle=np.array([popcount(state.middle & TENS_MASK), popcount(state.middle)], np.int64).T,
         trick_no=state.trick_no,
         phase=state.phase,

@@ -294,12 +294,12 @@ class ObservationEncoder:
         self._hot: np.ndarray | None = None
         self._hot_base: np.ndarray | None = None
         self._pack = sum(1 << int(c) for c in pack_cards(rules))  # a Python int: mixes with ints and arrays
-        # The tables the pieces' rules look up, as arrays for a batch and as lists for one
-        # game's Python ints (the same data: a list read at -1 gives its last entry too):
-        # (card sets, popcount), popcount the type's own.
-        self._array_tables = (CARD_SETS, np.bitwise_count)
+        # The lookups the pieces' rules make, for a batch's arrays and for one game's Python
+        # ints (the same data: a list read at -1 gives its last entry too): (the card set of
+        # card ids, popcount), each the type's own (take() gathers faster than indexing).
+        self._array_tables = (CARD_SETS.take, np.bitwise_count)
         self._seat_tables = tables_of(rules)
-        self._list_tables = (CARD_SETS.tolist(), int.bit_count)
+        self._list_tables = (CARD_SETS.tolist().__getitem__, int.bit_count)
         self._tens = int(TENS_MASK)
         # The one-game vector's one-hot bits, counted from the end of the voids: per piece, the
         # bit of each value, and 0 at index -1 (an empty piece).
@@ -427,10 +427,10 @@ class ObservationEncoder:
     # would dominate) or a batch's arrays. Only gathering the inputs and writing the vector
     # differ by batch size, and those move data.
 
-    def _card_sets(self, info: SeatInfo, sets: Any, trick: Any, played: Any, voids: Any) -> list[Any]:
-        """The card planes and the voids word, in layout order (``sets``: the card sets by id;
-        ``trick``, ``played``, ``voids``: the record's, by relative seat)."""
-        hand, known, face_down = info.hand, sets[info.known], sets[info.my_face_down]
+    def _card_sets(self, info: SeatInfo, card_set: Any, trick: Any, played: Any, voids: Any) -> list[Any]:
+        """The card planes and the voids word, in layout order (``card_set``: the set of card
+        ids; ``trick``, ``played``, ``voids``: the record's, by relative seat)."""
+        hand, known, face_down = info.hand, card_set(info.known), card_set(info.my_face_down)
         gone = played[0]
         for cards in played[1:]:
             gone = gone | cards
@@ -441,12 +441,12 @@ class ObservationEncoder:
         return [
             hand,
             face_down,
-            sets[info.open_card],
+            card_set(info.open_card),
             known,
             info.take_lead,
             outside & ~known,  # unseen
             hand & ~up_to_highest(outside),  # masters: above every outside card
-            *[sets[card] for card in trick],
+            *[card_set(card) for card in trick],
             *played,
             void_word,
         ]
@@ -491,8 +491,8 @@ class ObservationEncoder:
     def _write_one(self, info: SeatInfo, seat: int, match_score: np.ndarray | None) -> np.ndarray:
         """Game 0's plain vector (float32, without the history pieces) seen by ``seat``: one
         unpack of the card planes, the voids and the one-hots, then the scalars."""
-        sets, count = self._list_tables
-        planes = self._card_sets(info, sets, info.trick, info.played, info.voids)  # one game's: lists
+        card_set, count = self._list_tables
+        planes = self._card_sets(info, card_set, info.trick, info.played, info.voids)  # one game's: lists
         # The one-hot pieces ride in the same unpack as the card planes: a set bit for each
         # entry, counted from the end of the voids, split into 64-bit words.
         teams = [info.tens, info.tricks, info.middle]
@@ -514,8 +514,8 @@ class ObservationEncoder:
         """Write a batch's vectors, seen by ``seats``: unpack the card sets, scatter the
         one-hots, the scalars."""
         B, n = out.shape[0], self.rules.n_players
-        card_sets, count = self._array_tables
-        sets = self._card_sets(info, card_sets, *(by_column(x) for x in (info.trick, info.played, info.voids)))
+        card_set, count = self._array_tables
+        sets = self._card_sets(info, card_set, *(by_column(x) for x in (info.trick, info.played, info.voids)))
         self._write_planes(np.stack(sets, axis=1), out)
         # One-hot pieces: one row of ``hot`` per piece (rows are contiguous: fast to fill) holds
         # the index to set to 1, or the piece's first index with value 0 when it is empty.
