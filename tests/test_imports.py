@@ -33,7 +33,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "core",
         ["mendikot_env.deals", "mendikot_env.core", "mendikot_env.core_*", "mendikot_env.core.*", "mendikot_env.match"],
     ),
-    ("observation", ["mendikot_env.observation*", "mendikot_env.encoder*"]),
+    ("observation", ["mendikot_env.infostate", "mendikot_env.observation*", "mendikot_env.encoder*"]),
     ("belief", ["mendikot_env.belief*"]),  # one seat's knowledge of the unseen cards, from its observation
     (
         "env/wrappers",
