@@ -320,7 +320,7 @@ def _add_game_corner(scene: Scene, state: core.State, game: int, over: bool, nam
     n = rules.n_players
     head = "Hand over" if over else f"Trick {min(int(state.trick_no[game]) + 1, rules.n_tricks)}/{rules.n_tricks}"
     lines = [f"Mendikot: {rules.trump} trump, {n} players", head, *_trump_lines(state, game, names)]
-    if rules.collection == "dehla":
+    if rules.collects_two_in_a_row:
         lines.append(f"Middle: {int(popcount(state.middle[game : game + 1])[0]) // n} trick(s) face down")
     for i, line in enumerate(lines):
         scene.add(Label(20, 30 + 20 * i, line, 15 if i else 16, INK, bold=i == 0))
