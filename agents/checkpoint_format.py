@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,36 +51,34 @@ def load_checkpoint(path: str | Path, kind: str | None = None) -> dict[str, Any]
         CheckpointError: naming the file and the first thing wrong with it.
     """
     path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"no checkpoint at {path}")
-    payload = _read(path)
-    _check_payload(path, payload, kind)
+    payload, problem = _read(path)
+    problem = problem or next(_payload_problems(path, payload, kind), "")
+    if problem:
+        raise CheckpointError(problem)
     return payload
 
 
-def _read(path: Path) -> Any:
-    """The payload of ``path``, or a CheckpointError saying why it could not be read.
+def _read(path: Path) -> tuple[Any, str]:
+    """The payload of ``path`` and ``""``, or None and why it could not be read.
 
     Every member's CRC is checked first: ``torch.load`` does not, so flipped bytes inside a
     tensor would load silently and change weights or optimiser state. Files that are not zip
     archives are left to ``torch.load``, which says what is wrong with them.
     """
+    if not path.is_file():
+        return None, f"no checkpoint at {path}"
     if zipfile.is_zipfile(path):
         try:
             with zipfile.ZipFile(path) as archive:
                 bad = archive.testzip()
         except Exception as error:  # zipfile raises several types for damaged headers
-            raise CheckpointError(f"{path} is not a readable mendikot checkpoint (corrupt archive: {error})") from None
+            return None, f"{path} is not a readable mendikot checkpoint (corrupt archive: {error})"
         if bad is not None:
-            raise CheckpointError(
-                f"{path} is corrupt: member {bad!r} fails its CRC check (damaged on disk or in transfer)"
-            )
+            return None, f"{path} is corrupt: member {bad!r} fails its CRC check (damaged on disk or in transfer)"
     try:
-        return torch.load(path, map_location="cpu", weights_only=True)
+        return torch.load(path, map_location="cpu", weights_only=True), ""
     except Exception as error:  # torch raises many types for a damaged file
-        raise CheckpointError(
-            f"{path} is not a readable mendikot checkpoint (corrupt or foreign file): {_load_failure(error)}"
-        ) from None
+        return None, f"{path} is not a readable mendikot checkpoint (corrupt or foreign file): {_load_failure(error)}"
 
 
 def _load_failure(error: Exception) -> str:
@@ -96,46 +95,36 @@ def _load_failure(error: Exception) -> str:
     return f"it holds more than tensors and plain data{what}, which a mendikot checkpoint never does"
 
 
-def _check_payload(path: Path, payload: Any, kind: str | None) -> None:
-    """Refuse a loaded payload that breaks a rule of the format, checked in the order of the
-    format (so each rule may assume that the ones before it held): a hand-edited or
-    foreign-tool file fails here with its name, not with a KeyError or an AttributeError deep
-    in a loader or the training loop."""
+def _payload_problems(path: Path, payload: Any, kind: str | None) -> Iterator[str]:
+    """What a loaded payload breaks of the format's rules, in the format's order: the caller
+    takes the first, so each rule may assume that the ones before it held. A hand-edited or
+    foreign-tool file fails with its name, not with a KeyError or an AttributeError deep in a
+    loader or the training loop."""
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        raise CheckpointError(f"{path} is not a mendikot checkpoint (no '{FORMAT}' format tag)")
+        yield f"{path} is not a mendikot checkpoint (no '{FORMAT}' format tag)"
     if payload.get("version") != VERSION:
-        raise CheckpointError(f"{path} has checkpoint version {payload.get('version')!r}; this package reads {VERSION}")
+        yield f"{path} has checkpoint version {payload.get('version')!r}; this package reads {VERSION}"
     if missing := [key for key in REQUIRED_KEYS if key not in payload]:
-        raise CheckpointError(f"{path} lacks {missing}; it was not written by mendikot train")
+        yield f"{path} lacks {missing}; it was not written by mendikot train"
     if kind not in (None, payload["kind"]) and (kind, payload["kind"]) != ("agent", "training"):
-        raise CheckpointError(f"{path} is a {payload['kind']!r} checkpoint, expected {kind!r}")
-    for key, expected in AGENT_ENTRIES.items():
-        if not isinstance(payload[key], expected):
-            actual = type(payload[key]).__name__
-            raise CheckpointError(
-                f"{path} has a malformed {key!r}: it is of type {actual}, where a checkpoint holds a dict"
-            )
+        yield f"{path} is a {payload['kind']!r} checkpoint, expected {kind!r}"
+    if wrong := next((key for key, expected in AGENT_ENTRIES.items() if not isinstance(payload[key], expected)), None):
+        actual = type(payload[wrong]).__name__
+        yield f"{path} has a malformed {wrong!r}: it is of type {actual}, where a checkpoint holds a dict"
     model = payload["model"]
     if foreign := next((name for name, value in model.items() if not isinstance(value, torch.Tensor)), None):
-        raise CheckpointError(
+        yield (
             f"{path} has a malformed 'model': its entry {foreign!r} is of type {type(model[foreign]).__name__}, "
             "where a model maps parameter names to tensors"
         )
     # A diverged network plays (its argmax over NaN is the first legal card) and would be
     # measured as if it were an agent; refused instead. A few milliseconds for a large model.
     if broken := next((name for name, value in model.items() if not bool(torch.isfinite(value).all())), None):
-        raise CheckpointError(
-            f"{path} holds NaN or infinite weights in {broken!r} (a diverged network); it cannot play or resume"
-        )
-    if kind == "training":
-        _check_training(path, payload)
-
-
-def _check_training(path: Path, payload: dict[str, Any]) -> None:
-    """What a resume needs beyond an agent's entries (see :func:`_check_payload`)."""
-    if missing := [key for key in TRAINING_KEYS if key not in payload]:
-        raise CheckpointError(f"{path} lacks {missing}; it cannot resume a training run")
-    if wrong := [key for key, expected in TRAINING_ENTRIES.items() if not isinstance(payload[key], expected)]:
-        raise CheckpointError(f"{path} has malformed {wrong}; it cannot resume a training run")
-    if absent := [key for key in COUNTERS if key not in payload["counters"]]:
-        raise CheckpointError(f"{path} has counters without {absent}; it cannot resume a training run")
+        yield f"{path} holds NaN or infinite weights in {broken!r} (a diverged network); it cannot play or resume"
+    if kind == "training":  # what a resume needs beyond an agent's entries
+        if missing := [key for key in TRAINING_KEYS if key not in payload]:
+            yield f"{path} lacks {missing}; it cannot resume a training run"
+        if wrong := [key for key, expected in TRAINING_ENTRIES.items() if not isinstance(payload[key], expected)]:
+            yield f"{path} has malformed {wrong}; it cannot resume a training run"
+        if absent := [key for key in COUNTERS if key not in payload["counters"]]:
+            yield f"{path} has counters without {absent}; it cannot resume a training run"

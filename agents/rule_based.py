@@ -1,13 +1,13 @@
 """Rule-based Mendikot players at three levels, batched with numpy.
 
-The agent reads only what its seat may know: its observation vector (decoded with the
-layout's named views) and the legal mask, or, in a search's rollouts, ``act_state``, which
-reads the same facts of the seat to act straight from the core state (no observation encoded
-and parsed back each step) and plays the same moves. It scores every legal action of every
-game at once: no Python loop runs over games. Each card gets a utility: with ``p`` the
-chance that our team takes the trick if we play it, the utility is
-``p * (value if we take it) + (1 - p) * (value if they do)`` minus what the card is worth in
-later tricks. The trick's value counts the tens in it
+The agent reads only what its seat may know, its information state
+(:class:`mendikot_env.infostate.SeatInfo`) and legal mask: decoded from its observation vector,
+or, in a search's rollouts (``act_state``), built straight from the core state of the seat to
+act (no observation encoded and parsed back each step), so both play the same moves. It
+scores every legal action of every game at once: no Python loop runs over games. Each card
+gets a utility: with ``p`` the chance that our team takes the trick if we play it, the
+utility is ``p * (value if we take it) + (1 - p) * (value if they do)`` minus what the card
+is worth in later tricks. The trick's value counts the tens in it
 (and our ten if we play one). That one formula gives the club player's habits: throw a
 ten onto a trick the partner is safely winning, keep your own tens out of tricks you will
 lose, win a trick holding a ten with the cheapest safe card, and otherwise play low.
@@ -54,7 +54,8 @@ from mendikot_env.cards import (
     cards_to_set,
     unpack_sets,
 )
-from mendikot_env.observation import observation_layout
+from mendikot_env.infostate import SeatInfo, seat_infos
+from mendikot_env.observation import decode_info, observation_layout
 from mendikot_env.rules import Rules
 from mendikot_env.seeding import make_rng
 
@@ -248,16 +249,7 @@ class RuleBasedAgent:
 
     def _state_utilities(self, state: core.State, legal: np.ndarray, flags: np.ndarray) -> np.ndarray:
         """(B, 53) the utilities :meth:`_utilities` gives the seats to act in ``state``."""
-        hide = state.phase == core.HIDE
-        utility = np.full(flags.shape, NEG)
-        if hide.any():
-            hands = state.hands[hide, state.current[hide]]
-            utility[hide, :NUM_CARDS] = self._hide_utility(unpack_sets(hands).view(bool))
-        if not hide.all():
-            play = state if not hide.any() else state.select(~hide)
-            table = SeatTable.from_state(self, play, legal[~hide])
-            utility[~hide] = self._play_utility(table, flags[~hide])
-        return utility
+        return self._info_utilities(seat_infos(state, state.current, legal), flags)
 
     def _choose(self, utility: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """(B,) the legal action of highest utility per row, ties broken by the jitter."""
@@ -275,12 +267,18 @@ class RuleBasedAgent:
 
     def _utilities(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """(B, 53) utilities of a checked batch (NEG where illegal or never played)."""
-        hide = self.layout.view(obs, "phase")[:, 0] > 0.5
-        utility = np.full((obs.shape[0], NUM_ACTIONS), NEG)
+        return self._info_utilities(decode_info(self.rules, obs), legal)
+
+    def _info_utilities(self, info: SeatInfo, legal: np.ndarray) -> np.ndarray:
+        """(B, 53) utilities of the seats whose information states are ``info`` and legal
+        actions ``legal`` (B, 53) bool: what the bot reads on both paths."""
+        hide = info.phase == core.HIDE
+        utility = np.full(legal.shape, NEG)
         if hide.any():
-            utility[hide, :NUM_CARDS] = self._hide_utility(self.layout.view(obs[hide], "hand") > 0.5)
+            utility[hide, :NUM_CARDS] = self._hide_utility(unpack_sets(info.hand[hide]).view(bool))
         if not hide.all():
-            utility[~hide] = self._play_utility(SeatTable.from_observation(self, obs[~hide]), legal[~hide])
+            play = info if not hide.any() else info.select(~hide)
+            utility[~hide] = self._play_utility(SeatTable.from_info(self, play), legal[~hide])
         return utility
 
     # ------------------------------------------------------------------------ band hide

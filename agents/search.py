@@ -65,13 +65,18 @@ ROLLOUT_NAMES = ("random", *LEVELS, "trained")  # the agents a search may roll o
 # The most tricks searched exactly: the tree of the last three tricks has hundreds of lines per
 # deal (about 1 ms a deal here), four tricks tens of thousands.
 MAX_EXACT = 3
+# The most deals per decision. Time grows with K (a band hand at batch one took 1.5 s at K = 112
+# and 70 s at 4096 here), memory too until a round of deals fills max_games games (the process
+# peaked at 54 MB at K = 112, 223 MB at 1024 and 726 MB at 4096).
+MAX_K = 4096
 INFER_DRAWS = 8  # with infer=1: deals drawn per deal kept
 FIRST_ROUND = 8  # deals of the first round under a time budget, which times the rounds after it
 
 
 @dataclass(frozen=True)
 class SearchSpec:
-    """The settings of a search agent, as its spec names them."""
+    """The settings of a search agent, as its spec names them; ``k`` is at most ``MAX_K`` (4096): the
+    belief samples K deals per decision, and time and memory grow with them."""
 
     k: int = 112  # deals sampled per decision (112: about the most that keeps to 50 ms a decision here)
     rollout: str = "hard"  # the policy that plays every seat until the exact search takes over
@@ -116,9 +121,10 @@ def _spec_value(spec: str, key: str, value: str) -> object:
         if number not in (0, 1, 2, 3):
             raise ValueError(f"search spec {spec!r}: infer={value!r} must be 0, 1, 2 or 3")
         return number
-    if not (number >= 0 if key in ("z", "exact") else number > 0) or (key == "exact" and number > MAX_EXACT):
+    too_many = (key == "exact" and number > MAX_EXACT) or (key == "k" and number > MAX_K)
+    if not (number >= 0 if key in ("z", "exact") else number > 0) or too_many:
         kind = {
-            "k": "an integer >= 1",
+            "k": f"an integer from 1 to {MAX_K}",
             "exact": f"an integer from 0 to {MAX_EXACT}",
             "z": "a number >= 0",
             "draws": "an integer >= 1",

@@ -1,7 +1,8 @@
 """What one seat of a rule-based bot sees and infers, for a batch of decisions.
 
-:class:`SeatTable` reads it from observations or from the core state of the seats to act (the
-same fields either way; the bots' tests check it move for move), and holds the card-location
+:class:`SeatTable` reads it from the seat's information state
+(:class:`mendikot_env.infostate.SeatInfo`: decoded from observations, or built from the core
+state of the seats to act; the bots' tests check the two move for move), and holds the card-location
 model: the unseen cards of a suit lie in the other hands in proportion to the cards each has
 left, none in a hand known void, its chances looked up in hypergeometric tables.
 """
@@ -15,7 +16,7 @@ import numpy as np
 
 from mendikot_env import core
 from mendikot_env.cards import NUM_CARDS, NUM_RANKS, RANKS_FROM, SUIT_MASKS, popcount, unpack_sets
-from mendikot_env.observation import Layout
+from mendikot_env.infostate import SeatInfo
 from mendikot_env.rules import Rules
 
 
@@ -28,10 +29,9 @@ class Skills(Protocol):
 
 
 class TableReader(Protocol):
-    """The bot a table is read for: its rules, observation layout, level and pack."""
+    """The bot a table is read for: its rules, level and pack."""
 
     rules: Rules
-    layout: Layout
     spec: Skills
     n: int  # players
     in_pack: np.ndarray  # (52,) bool: the card is in the pack
@@ -54,9 +54,8 @@ _HOLDS_FLAT = HOLDS.reshape(-1)
 
 
 class SeatTable:
-    """Everything one seat can see and infer, for a batch of decisions: read from observations
-    (:meth:`from_observation`) or from the core state of the seats to act (:meth:`from_state`),
-    the same fields either way."""
+    """Everything one seat can see and infer, for a batch of decisions, read from the seats'
+    information states (:meth:`from_info`)."""
 
     B: int
     hand: np.ndarray  # (B, 52) bool: my cards
@@ -72,79 +71,28 @@ class SeatTable:
     tricks: np.ndarray  # (B, 2) tricks taken: mine, theirs
 
     @classmethod
-    def from_observation(cls, agent: TableReader, obs: np.ndarray) -> SeatTable:
-        """The table of a checked batch of observations."""
-        v = agent.layout.view
+    def from_info(cls, agent: TableReader, info: SeatInfo) -> SeatTable:
+        """The table of a batch of information states (:class:`~mendikot_env.infostate.SeatInfo`):
+        decoded from the seats' observations, or built from the core state of the seats to act."""
         t = cls()
-        t.hand = v(obs, "hand") > 0.5
-        t.face_down = v(obs, "face_down") > 0.5
-        # One-hot and 0/1 planes are read by products with the ids (exact in float32).
-        t.trick_card = _index(v(obs, "trick"))
-        played = v(obs, "played")  # (B, n, 52) 0/1
-        t.shown_out = v(obs, "voids") > 0.5
-        t.led = _index(v(obs, "led_suit"))
-        t.trump = _index(v(obs, "trump_suit"))
-        t.hider = _index(v(obs, "hider"))
-        # The core's trick outlook: the relative seat winning the trick so far (-1 when I
-        # lead) and my legal cards that would take the lead if played now.
-        t.winning = _index(v(obs, "winning"))
-        t.take_lead = v(obs, "take_lead") > 0.5
-        t.tens = v(obs, "tens").argmax(axis=2)
-        t.tricks = np.rint(v(obs, "tricks") * agent.rules.n_tricks).astype(np.int64)
-        face_down_card = _index(v(obs, "face_down"))
-        trump_state = v(obs, "trump_state").argmax(axis=1)  # 0 none, 1 face down, 2 known
-        # What is still in the other hands: everything not played (or, without memory, not in
-        # the trick) and not mine.
-        if agent.spec.memory:
-            gone = played.max(axis=1) > 0.5
-        else:
-            gone = np.zeros_like(t.hand)
-            has = t.trick_card >= 0
-            gone[np.nonzero(has)[0], t.trick_card[has]] = True
-        unseen = ~gone & ~t.hand & ~t.face_down & agent.in_pack[None, :]
-        unseen_from = np.zeros((obs.shape[0], 4, NUM_RANKS + 1), np.int64)
-        unseen_from[:, :, :NUM_RANKS] = unseen.reshape(-1, 4, NUM_RANKS).astype(np.float32) @ _AT_OR_ABOVE
-        holding = t.hand.reshape(-1, 4, NUM_RANKS).sum(axis=2)
-        played_count = (played @ _ONES).astype(np.int64)
-        t._infer(agent, unseen, unseen_from, holding, played_count, face_down_card, trump_state == 1)
-        return t
-
-    @classmethod
-    def from_state(cls, agent: TableReader, state: core.State, legal: np.ndarray) -> SeatTable:
-        """The table of the seat to act in each game of ``state`` (in play), ``legal`` its
-        legal sets: what :meth:`from_observation` reads from that seat's observation."""
-        n = agent.n
-        B, seat = state.batch_size, state.current
-        rel = (seat[:, None] + np.arange(n)) % n  # (B, n): absolute seat of relative seat k
-        t = cls()
-        mine_down = np.where(state.hider == seat, state.face_down, core.NO_CARD)  # only the hider sees it
-        sets = np.stack([np.take_along_axis(state.hands, rel[:, :1], axis=1)[:, 0], core.CARD_SETS[mine_down]], axis=1)
-        played = np.take_along_axis(state.played, rel, axis=1)  # (B, n) sets by relative seat
-        winning, takers = core.trick_outlook(state, legal)
-        t.trick_card = np.take_along_axis(state.trick_cards, rel, axis=1)
+        sets = np.stack([info.hand, core.CARD_SETS[info.my_face_down]], axis=1)
+        # (B, n) by relative seat, C-ordered: the bot's lookups flatten them.
+        played, t.trick_card = np.ascontiguousarray(info.played), np.ascontiguousarray(info.trick)
         if agent.spec.memory:
             gone = np.bitwise_or.reduce(played, axis=1)
         else:
             gone = np.bitwise_or.reduce(core.CARD_SETS[t.trick_card], axis=1)
         unseen = agent.pack_bits & ~(gone | sets[:, 0] | sets[:, 1])
-        flags = unpack_sets(np.concatenate([sets, takers[:, None], unseen[:, None]], axis=1)).view(bool)
+        flags = unpack_sets(np.concatenate([sets, info.take_lead[:, None], unseen[:, None]], axis=1)).view(bool)
         t.hand, t.face_down, t.take_lead = flags[:, 0], flags[:, 1], flags[:, 2]
         # Counts by popcount: unseen cards of each suit from each rank up, and mine per suit.
         unseen_from = popcount(unseen[:, None, None] & RANKS_FROM).astype(np.int64)
         holding = popcount(sets[:, :1] & SUIT_MASKS).astype(np.int64)
-        t.shown_out = (np.take_along_axis(state.voids, rel, axis=1)[:, :, None] >> _SUIT_BITS & 1).astype(bool)
-        t.led, t.trump = state.led_suit, state.trump
-        t.hider = np.where(state.hider >= 0, (state.hider - seat) % n, -1)
-        t.winning = np.where(winning >= 0, (winning - seat) % n, -1)
-        tens, tricks = core.team_counts(state)  # by absolute team
-        mine = seat % 2
-        theirs = 1 - mine
-        every = np.arange(B)
-        t.tens = np.stack([tens[every, mine], tens[every, theirs]], axis=1)
-        t.tricks = np.stack([tricks[every, mine], tricks[every, theirs]], axis=1)
-        face_down_set = state.face_down >= 0
+        t.shown_out = (np.ascontiguousarray(info.voids)[:, :, None] >> _SUIT_BITS & 1).astype(bool)
+        t.led, t.trump, t.hider, t.winning = info.led, info.trump, info.hider, info.winning
+        t.tens, t.tricks = np.ascontiguousarray(info.tens), np.ascontiguousarray(info.tricks)
         played_count = popcount(played).astype(np.int64)
-        t._infer(agent, flags[:, 3], unseen_from, holding, played_count, mine_down, face_down_set & (state.trump < 0))
+        t._infer(agent, flags[:, 3], unseen_from, holding, played_count, info.my_face_down, info.trump_state == 1)
         return t
 
     def _infer(
@@ -229,13 +177,4 @@ class SeatTable:
         return _HOLDS_FLAT.take(self._holds_cache[k].take(at) + count)
 
 
-def _index(onehot: np.ndarray) -> np.ndarray:
-    """Index of the one-hot entry along the last axis, or -1 for all zeros (one product)."""
-    return (onehot @ _IDS[: onehot.shape[-1]]).astype(np.int64) - 1
-
-
-# Observation pieces are float32 0/1: products with these read them in one BLAS call each.
-_IDS = np.arange(1, NUM_CARDS + 1, dtype=np.float32)  # index + 1
-_ONES = np.ones(NUM_CARDS, np.float32)  # counts
-_AT_OR_ABOVE = np.tril(np.ones((NUM_RANKS, NUM_RANKS), np.float32))  # [j, r] = rank j >= r
 _SUIT_BITS = np.arange(4, dtype=np.uint8)  # a 4-bit set of suits, bit by bit

@@ -20,8 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from mendikot_env.cards import ASK_ACTION, NUM_RANKS, TEN_RANK
-from mendikot_env.observation import observation_layout, reads_history
+from mendikot_env.cards import ASK_ACTION, NUM_RANKS, TEN_RANK, unpack_sets
+from mendikot_env.core import HIDE
+from mendikot_env.infostate import SeatInfo
+from mendikot_env.observation import decode_info, observation_layout, reads_history
 from mendikot_env.rules import Rules
 from mendikot_env.seeding import make_rng
 
@@ -34,9 +36,9 @@ HONOUR_POINTS[TEN_RANK] = 1
 HIDE_STRATEGIES = ("longest", "strongest", "shortest", "random")
 
 
-def _hiding(layout: Any, observations: np.ndarray) -> np.ndarray:
+def _hiding(info: SeatInfo) -> np.ndarray:
     """(B,) bool: the rows whose seat is choosing the face-down card."""
-    return layout.view(observations, "phase")[:, 0] > 0.5
+    return info.phase == HIDE
 
 
 class NeverAsk:
@@ -96,18 +98,19 @@ class HideChoice:
         self.base = base
         self.strategy = strategy
         self.rank = rank
-        self.layout = observation_layout(rules)
+        self.rules = rules
         self.rng = make_rng(seed)
         self.name = name or f"{getattr(base, 'name', 'agent')}-hide-{strategy}"
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs = np.asarray(observations, dtype=np.float32)
-        hiding = _hiding(self.layout, obs)
+        info = decode_info(self.rules, obs)
+        hiding = _hiding(info)
         actions = np.zeros(obs.shape[0], dtype=np.int64)
         if not hiding.all():
             actions[~hiding] = self.base.act(obs[~hiding], np.asarray(masks)[~hiding])
         if hiding.any():
-            actions[hiding] = self.choose(self.layout.view(obs[hiding], "hand") > 0.5)
+            actions[hiding] = self.choose(unpack_sets(info.hand[hiding]).view(bool))
         return actions
 
     def choose(self, hands: np.ndarray) -> np.ndarray:
@@ -152,14 +155,14 @@ class HideWith:
 
     def __init__(self, base: Any, chooser: Any, rules: Rules, name: str | None = None) -> None:
         self.base, self.chooser = base, chooser
-        self.layout = observation_layout(rules)
+        self.rules, self.layout = rules, observation_layout(rules)
         # it reads the history pieces if one of its agents does, and gives each agent its width
         self.reads_history = reads_history(base) or reads_history(chooser)
         self.name = name or f"{getattr(base, 'name', 'agent')}-hides-as-{getattr(chooser, 'name', 'agent')}"
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs, masks = np.asarray(observations, dtype=np.float32), np.asarray(masks)
-        hiding = _hiding(self.layout, obs)
+        hiding = _hiding(decode_info(self.rules, obs))
         actions = np.zeros(obs.shape[0], dtype=np.int64)
         for rows, agent in ((~hiding, self.base), (hiding, self.chooser)):
             if rows.any():

@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "mendikot_env.commands.league",
     "mendikot_env.commands.replay",
     "mendikot_env.commands.play",
+    "mendikot_env.commands.serve",
     "mendikot_env.commands.train",
     "mendikot_env.commands.train_rllib",
     "mendikot_env.commands.exploit",

@@ -244,13 +244,21 @@ def _deal(rules: Rules, batch_size: int, rng: np.random.Generator, given: GivenD
         open_card = drawn_open if given.open_cards is None else given.open_cards
 
     hands = np.ascontiguousarray(np.bitwise_or.reduce(CARD_BITS[cards], axis=2))
+    return assemble_state(rules, hands, dealer, open_card)
+
+
+def assemble_state(
+    rules: Rules, hands: np.ndarray, dealer: np.ndarray, open_card: np.ndarray, **under_way: Any
+) -> State:
+    """The one place a :class:`State` is put together: B games from their hands (B, n) uint64,
+    dealers (B,) and open draw's cards (B,) (NO_CARD unless ``rules.trump_known_from_start``),
+    every other field as at the start of a hand unless ``under_way`` gives it by name (a hand
+    part played: a belief's worlds give them all)."""
+    B, n = hands.shape
     first = (dealer + 1) % n
-    band = rules.trump == "band"
-    return State(
-        rules=rules,
-        hands=hands,
+    band = rules.has_face_down
+    fields = dict(
         phase=np.full(B, HIDE if band else PLAY, dtype=np.int64),
-        dealer=dealer.astype(np.int64),
         current=first.astype(np.int64),
         leader=first.astype(np.int64),
         trick_no=np.zeros(B, dtype=np.int64),
@@ -258,7 +266,7 @@ def _deal(rules: Rules, batch_size: int, rng: np.random.Generator, given: GivenD
         trick_size=np.zeros(B, dtype=np.int64),
         led_suit=np.full(B, NO_SUIT, dtype=np.int64),
         trick_trumps=np.zeros(B, dtype=np.uint64),
-        trump=(open_card // NUM_RANKS if rules.trump == "open" else np.full(B, NO_SUIT)).astype(np.int64),
+        trump=(open_card // NUM_RANKS if rules.trump_known_from_start else np.full(B, NO_SUIT)).astype(np.int64),
         face_down=np.full(B, NO_CARD, dtype=np.int64),
         band_card=np.full(B, NO_CARD, dtype=np.int64),
         known_card=np.full(B, NO_CARD, dtype=np.int64),
@@ -267,15 +275,18 @@ def _deal(rules: Rules, batch_size: int, rng: np.random.Generator, given: GivenD
         reveal_trick=np.full(B, -1, dtype=np.int64),
         asked=np.zeros(B, dtype=bool),
         duty=np.zeros(B, dtype=bool),
-        open_card=open_card.astype(np.int64),
         played=np.zeros((B, n), dtype=np.uint64),
         voids=np.zeros((B, n), dtype=np.uint8),
         taken=np.zeros((B, 2), dtype=np.uint64),
         middle=np.zeros(B, dtype=np.uint64),
         last_winner=np.full(B, NO_SEAT, dtype=np.int64),
         trick_winners=np.full((B, rules.n_tricks), NO_SEAT, dtype=np.int64),
-        deal=hands.copy(),
         play_index=np.full((B, NUM_CARDS), -1, dtype=np.int8),
+        deal=hands.copy(),
+    )
+    fields.update(under_way)
+    return State(
+        rules=rules, hands=hands, dealer=dealer.astype(np.int64), open_card=open_card.astype(np.int64), **fields
     )
 
 
@@ -364,6 +375,9 @@ def _rows(batch_size: int) -> np.ndarray:
         rows.flags.writeable = False
         _ROWS[batch_size] = rows
     return rows
+
+
+batch_rows = _rows  # the public name, for the layers above that index batches the same way
 
 
 # -------------------------------------------------------------------------------- step

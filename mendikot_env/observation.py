@@ -11,33 +11,28 @@ Only what the observing seat may know goes in: its own hand, its own face-down c
 and public facts (cards played, failures to follow suit, the revealed band card while
 it is back in the hider's hand, trump once it is public, tens and tricks taken). The
 tests check this by changing hidden cards and comparing observations.
+
+The encoder writes each vector from the seat's information state
+(:class:`mendikot_env.infostate.SeatInfo`, built from the core state), and
+:func:`decode_info` reads one back: this module alone knows the pieces' names, and the
+belief, the search and the bots read the record.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
 
-from .cards import NUM_CARDS, TENS_MASK, unpack_sets, up_to_highest
-from .core import (
-    CARD_SETS,
-    NO_SEAT,
-    OUTLOOK_LISTS,
-    OUTLOOK_TABLES,
-    OVER,
-    PLAY,
-    State,
-    _rows,
-    legal_bits,
-    pack_cards,
-    taken_counts,
-    trick_outlook_of,
-)
+from .cards import NUM_CARDS, TENS_MASK, pack_sets, popcount, unpack_sets, up_to_highest
+from .core import CARD_SETS, HIDE, NO_SEAT, OVER, PLAY, State, batch_rows, pack_cards
+from .infostate import History, SeatInfo, by_column, seat_info, seat_infos, tables_of
 from .rules import Rules
 
 _WORD = (1 << 64) - 1  # one uint64 word of a Python int
+_CARD_PLANES = unpack_sets(CARD_SETS)  # (53, 52): the plane of each card, and at -1 the empty one
 
 
 @dataclass(frozen=True)
@@ -148,22 +143,6 @@ def reads_history(agent: object) -> bool:
     return getattr(agent, "reads_history", False) is True
 
 
-@dataclass(frozen=True)
-class History:
-    """The public history of a hand, decoded from one observation with history.
-
-    ``plays[i]`` is the i-th card played this hand and who played it, as (relative seat,
-    card id); the band card ``band_card`` was turned up just before ``plays[reveal]``
-    (``reveal == len(plays)``: before the next card, on the turn of the seat to act), or
-    ``reveal`` and ``band_card`` are -1 when it has not been. Whether it was asked for, and
-    by whom, are the observation's ``asked`` and ``revealed_by``.
-    """
-
-    plays: tuple[tuple[int, int], ...]
-    reveal: int
-    band_card: int = -1
-
-
 def read_history(rules: Rules, observation: np.ndarray) -> History:
     """Decode the play sequence and the reveal from one observation encoded with history.
 
@@ -189,28 +168,98 @@ def read_history(rules: Rules, observation: np.ndarray) -> History:
             f"read_history needs one ({layout.size},) observation of {rules} encoded with history=True, "
             f"got shape {obs.shape}"
         )
-    plays = rules.n_players * rules.n_tricks
-    place = np.rint(layout.view(obs, "play_order") * plays).astype(np.int64) - 1
-    seat_of = np.argmax(layout.view(obs, "played") > 0.5, axis=0)  # (52,) relative seat of each played card
-    cards = np.flatnonzero(place >= 0)
-    cards = cards[np.argsort(place[cards])]
-    reveal = int(np.rint(layout.view(obs, "reveal_at")[0] * plays)) - 1
-    shown = np.flatnonzero(layout.view(obs, "revealed_card") > 0.5)
-    band_card = int(shown[0]) if shown.size else -1
-    return History(tuple((int(seat_of[c]), int(c)) for c in cards), reveal, band_card)
+    return decode_info(rules, obs).history
 
 
-class _View:
-    """What the rules of the observation pieces read, seen from the observing seat: one
-    game's Python numbers (B = 1) or a batch's (B,) arrays, under the State's field names.
-    Per-seat fields are lists by relative seat (0 = the observer); ``taken`` is mine, theirs.
+def decode_info(rules: Rules, observations: np.ndarray) -> SeatInfo:
+    """What the observing seat knows, decoded from its observation: the inverse of the encoder.
+
+    Args:
+        rules: the rules the observations were encoded for.
+        observations: one (D,) observation, or a (B, D) batch, plain or with the history pieces
+            (then the record holds the play order and the reveal).
+
+    Returns:
+        The :class:`~mendikot_env.infostate.SeatInfo`: of one game (Python ints) for one
+        vector, of the batch (arrays) for a batch. Its ``match_score`` is the observation's.
     """
+    obs = np.asarray(observations, dtype=np.float32)
+    batch = obs.reshape(-1, obs.shape[-1])
+    n, t = rules.n_players, rules.n_tricks
+    history = batch.shape[1] != _layout(rules).size
+    layout = _layout(rules, history)
+    v = layout.split(batch)
+    # Every card plane in one pack (hand, face_down, open_card, known, take_lead, unseen,
+    # masters, then trick and played by relative seat); a one-card plane's card is its lowest.
+    planes = pack_sets((batch[:, : layout.pieces["voids"].start] > 0.5).reshape(batch.shape[0], -1, NUM_CARDS))
+    cards = _lowest(planes)
+    phase = _index(v["phase"])
+    over = phase < 0
 
-    __slots__ = (
-        "seat", "tables", "outlook", "hand", "face_down", "hider", "known_card", "open_card", "current",
-        "phase", "led", "trump", "trick_trumps", "legal", "revealed_by", "leader", "dealer", "last_winner",
-        "trick_no", "asked", "middle", "trick", "played", "voids", "taken", "mine_first",
-    )  # fmt: skip
+    def count(piece: str, column: int, scale: int) -> np.ndarray:
+        return np.rint(v[piece][:, column].astype(np.float64) * scale).astype(np.int64)
+
+    info = SeatInfo(
+        hand=planes[:, 0],
+        my_face_down=cards[:, 1],
+        open_card=cards[:, 2],
+        known=cards[:, 3],
+        trick=cards[:, 7 : 7 + n],
+        played=planes[:, 7 + n :],
+        voids=pack_sets(v["voids"] > 0.5),
+        led=_index(v["led_suit"]),
+        trump_state=_index(v["trump_state"]),
+        trump=_index(v["trump_suit"]),
+        asked=v["asked"][:, 0] > 0.5,
+        hider=_index(v["hider"]),
+        revealed_by=_index(v["revealed_by"]),
+        leader=_index(v["leader"]),
+        dealer=_index(v["dealer"]),
+        run_holder=_index(v["run_holder"]),
+        winning=_index(v["winning"]),
+        take_lead=planes[:, 4],
+        tens=_index(v["tens"]),
+        tricks=np.stack([count("tricks", 0, t), count("tricks", 1, t)], axis=1),
+        middle=np.stack([count("middle", 0, 4), count("middle", 1, n * t)], axis=1),
+        trick_no=np.where(over, t, _index(v["trick_number"])),
+        phase=np.where(over, OVER, np.where(phase == 0, HIDE, PLAY)),
+        match_score=v["match_score"],
+    )
+    if history:
+        plays = n * t
+        info.play_order = np.rint(v["play_order"] * plays).astype(np.int64) - 1
+        info.reveal_at = np.rint(v["reveal_at"][:, 0] * plays).astype(np.int64) - 1
+        info.revealed_card = _index(v["revealed_card"])
+    return info.game(0) if obs.ndim == 1 else info
+
+
+@cache
+def _layout(rules: Rules, history: bool = False) -> Layout:
+    """:func:`observation_layout`, built once per rules (decoding reads it on every call)."""
+    return observation_layout(rules, history)
+
+
+def _lowest(sets: np.ndarray) -> np.ndarray:
+    """The lowest card of each uint64 card set, -1 for an empty one."""
+    below = (sets & (~sets + np.uint64(1))) - np.uint64(1)  # the bits under the lowest set bit
+    return np.where(sets != 0, popcount(below).astype(np.int64), -1)
+
+
+def _index(onehot: np.ndarray) -> np.ndarray:
+    """Index of the first set entry along the last axis, -1 where none is set."""
+    hits = onehot > 0.5
+    return np.where(hits.any(axis=-1), hits.argmax(axis=-1), -1)
+
+
+def same_but_match_score(rules: Rules, a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two observations of one seat are equal but for the match score (a belief's
+    worlds are single hands, which do not know it)."""
+    layout = _layout(rules, history=np.shape(a)[-1] != _layout(rules).size)
+    match = layout.pieces["match_score"]
+    keep = np.ones(layout.size, bool)
+    keep[match.start : match.stop] = False
+    a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
+    return a.shape == b.shape and bool(np.array_equal(a[keep], b[keep]))
 
 
 class ObservationEncoder:
@@ -235,11 +284,7 @@ class ObservationEncoder:
         self._offsets = {name: (p.start, p.stop) for name, p in self.layout.pieces.items()}
         self._cards_end = self.layout.pieces["voids"].start
         self._voids = slice(*self._offsets["voids"])
-        self._seats_from = (np.arange(n)[:, None] + np.arange(n)) % n  # [s, k]: seat k places after s
         self._teams_from = np.arange(n)[:, None] % 2 ^ np.array([0, 1])  # [s]: my team, their team
-        # Seat x seen from seat s is (x - s) % n, at [x * n + s]; NO_SEAT (-1) lands on the
-        # last row (negative index), which holds -1. A lookup beats % on int64 arrays.
-        self._relative = np.array([(x - s) % n if x >= 0 else -1 for x in [*range(n), -1] for s in range(n)])
         one_hot_starts = [
             ("led_suit", 0), ("trump_state", 0), ("trump_suit", 0), ("hider", 0), ("revealed_by", 0),
             ("leader", 0), ("dealer", 0), ("run_holder", 0), ("winning", 0), ("tens", 0), ("tens", 5),
@@ -249,13 +294,12 @@ class ObservationEncoder:
         self._hot: np.ndarray | None = None
         self._hot_base: np.ndarray | None = None
         self._pack = sum(1 << int(c) for c in pack_cards(rules))  # a Python int: mixes with ints and arrays
-        # The tables the pieces' rules look up, as arrays for a batch and as lists for one
-        # game's Python ints (the same data: a list read at -1 gives its last entry too).
-        cut = int(rules.trump == "cut")
-        # (card sets, relative seats, popcount); popcount is the type's own.
-        self._array_tables, self._outlook_arrays = (CARD_SETS, self._relative, np.bitwise_count), OUTLOOK_TABLES[cut]
-        self._list_tables = (CARD_SETS.tolist(), self._relative.tolist(), int.bit_count)
-        self._outlook_lists = OUTLOOK_LISTS[cut]
+        # The lookups the pieces' rules make, for a batch's arrays and for one game's Python
+        # ints (the same data: a list read at -1 gives its last entry too): (the card set of
+        # card ids, popcount), each the type's own (take() gathers faster than indexing).
+        self._array_tables = (CARD_SETS.take, np.bitwise_count)
+        self._seat_tables = tables_of(rules)
+        self._list_tables = (CARD_SETS.tolist().__getitem__, int.bit_count)
         self._tens = int(TENS_MASK)
         # The one-game vector's one-hot bits, counted from the end of the voids: per piece, the
         # bit of each value, and 0 at index -1 (an empty piece).
@@ -344,8 +388,9 @@ class ObservationEncoder:
             seat = int(seats[0])
             if not NO_SEAT <= seat < n:
                 raise ValueError(f"seats must be 0..{n - 1} (or {NO_SEAT} for a finished game), got [{seat}]")
-            legal = None if legal is None else legal.item(0)
-            out[0, : self._plain_size] = self._write_one(self._one_view(state, max(seat, 0), legal), match_score)
+            seat = max(seat, 0)
+            info = seat_info(state, seat, None if legal is None else legal.item(0), self.history, self._seat_tables)
+            out[0, : self._plain_size] = self._write_one(info, seat, match_score)
         else:
             lowest = seats.min()
             if lowest < NO_SEAT or seats.max() >= n:
@@ -353,9 +398,10 @@ class ObservationEncoder:
                 raise ValueError(f"seats must be 0..{n - 1} (or {NO_SEAT} for a finished game), got {bad}")
             if lowest < 0:
                 seats = np.maximum(seats, 0)
-            self._write_batch(self._batch_view(state, seats, legal), match_score, out)
+            info = seat_infos(state, seats, legal, self.history)
+            self._write_batch(info, seats, match_score, out)
         if self.history:
-            self._write_history(state, out)
+            self._write_history(info, out)
         return out
 
     def encode_one(
@@ -367,134 +413,90 @@ class ObservationEncoder:
         State of these rules, a seat 0..n-1, match scores (1, 2) or None, and ``legal`` as
         the Python int of ``core.legal_bits(state)`` if they have it.
         """
-        plain = self._write_one(self._one_view(state, seat, legal), match_score)
+        info = seat_info(state, seat, legal, self.history, self._seat_tables)
+        plain = self._write_one(info, seat, match_score)
         if not self.history:
             return plain
         out = np.empty((1, self.size), dtype=np.float32)
         out[0, : self._plain_size] = plain
-        self._write_history(state, out)
+        self._write_history(info, out)
         return out[0]
 
     # The rules of the pieces are written once (_card_sets, _small_features) over a
-    # _View: one game's Python numbers (B = 1, the AEC env's path: numpy's per-call cost
+    # SeatInfo: one game's Python numbers (B = 1, the AEC env's path: numpy's per-call cost
     # would dominate) or a batch's arrays. Only gathering the inputs and writing the vector
     # differ by batch size, and those move data.
 
-    def _one_view(self, state: State, seat: int, legal: int | None) -> _View:
-        """Game 0 seen from ``seat``, as Python numbers (each field read once); ``legal``: its
-        legal set if the caller has it."""
-        v = _View()
-        v.seat, v.tables, v.outlook = seat, self._list_tables, self._outlook_lists
-        v.hand = state.hands.item(0, seat)
-        v.face_down, v.hider, v.known_card = state.face_down.item(0), state.hider.item(0), state.known_card.item(0)
-        v.open_card, v.current, v.phase = state.open_card.item(0), state.current.item(0), state.phase.item(0)
-        v.led, v.trump, v.trick_trumps = state.led_suit.item(0), state.trump.item(0), state.trick_trumps.item(0)
-        v.legal = legal_bits(state).item(0) if legal is None else legal
-        v.revealed_by, v.leader, v.dealer = state.revealed_by.item(0), state.leader.item(0), state.dealer.item(0)
-        v.last_winner, v.trick_no = state.last_winner.item(0), state.trick_no.item(0)
-        v.asked, v.middle = state.asked.item(0), state.middle.item(0)
-        # Relative seat k is seat + k (mod n): the seat's own entry first, then round the table.
-        trick, played, voids = state.trick_cards.tolist()[0], state.played.tolist()[0], state.voids.tolist()[0]
-        v.trick, v.played = trick[seat:] + trick[:seat], played[seat:] + played[:seat]
-        v.voids = voids[seat:] + voids[:seat]
-        taken = state.taken.tolist()[0]
-        v.taken = taken[::-1] if seat % 2 else taken  # mine, theirs
-        return v
-
-    def _batch_view(self, state: State, seats: np.ndarray, legal: np.ndarray | None) -> _View:
-        """The batch seen from ``seats``, as arrays: per-seat fields as (B,) rows by relative seat."""
-        n, B = self.rules.n_players, state.batch_size
-        v = _View()
-        v.seat, v.tables, v.outlook = seats, self._array_tables, self._outlook_arrays
-        rows = _rows(B)
-        # take() gathers table rows several times faster than fancy indexing does.
-        rel_seats = self._seats_from.take(seats, axis=0)  # (B, n): absolute seat of relative seat k
-        flat = (rows[:, None] * n + rel_seats).T  # (n, B): index into flattened (B * n) per-seat arrays
-        v.hand = state.hands.reshape(-1)[flat[0]]
-        v.face_down, v.hider, v.known_card = state.face_down, state.hider, state.known_card
-        v.open_card, v.current, v.phase = state.open_card, state.current, state.phase
-        v.led, v.trump, v.trick_trumps = state.led_suit, state.trump, state.trick_trumps
-        v.legal = legal_bits(state) if legal is None else legal
-        v.revealed_by, v.leader, v.dealer = state.revealed_by, state.leader, state.dealer
-        v.last_winner, v.trick_no = state.last_winner, state.trick_no
-        v.asked, v.middle = state.asked, state.middle
-        v.trick = list(state.trick_cards.reshape(-1)[flat])
-        v.played = list(state.played.reshape(-1)[flat])
-        v.voids = list(state.voids.reshape(-1)[flat].astype(np.uint64))
-        mine_first = rows * 2 + self._teams_from.take(seats, axis=0).T  # (2, B) flat index: mine, theirs
-        v.taken = list(state.taken.reshape(-1)[mine_first])
-        v.mine_first = mine_first.T
-        return v
-
-    def _card_sets(self, v: _View) -> tuple[list[Any], Any]:
-        """The card planes and the voids word, in layout order; and the trick's winning relative seat."""
-        sets = v.tables[0]
-        hand, known = v.hand, sets[v.known_card]
-        face_down = sets[v.face_down] * (v.hider == v.seat)  # only the hider sees it
-        # In relative seat order: the winning seat comes out relative to me.
-        winning, takers = trick_outlook_of(v.trick, v.led, v.trump, v.trick_trumps, v.legal, v.outlook)
-        played = v.played[0]
-        for cards in v.played[1:]:
-            played = played | cards
-        outside = self._pack & ~(hand | face_down) & ~played  # in other hands, or face down elsewhere
-        voids = v.voids[0]
-        for k in range(1, len(v.voids)):
-            voids = voids | v.voids[k] << 4 * k
+    def _card_sets(self, info: SeatInfo, card_set: Any, trick: Any, played: Any, voids: Any) -> list[Any]:
+        """The card planes and the voids word, in layout order (``card_set``: the set of card
+        ids; ``trick``, ``played``, ``voids``: the record's, by relative seat)."""
+        hand, known, face_down = info.hand, card_set(info.known), card_set(info.my_face_down)
+        gone = played[0]
+        for cards in played[1:]:
+            gone = gone | cards
+        outside = self._pack & ~(hand | face_down) & ~gone  # in other hands, or face down elsewhere
+        void_word = voids[0]
+        for k in range(1, len(voids)):
+            void_word = void_word | voids[k] << 4 * k
         return [
             hand,
             face_down,
-            sets[v.open_card],
+            card_set(info.open_card),
             known,
-            takers * ((v.seat == v.current) & (v.phase == PLAY)),  # take_lead: only when I act
+            info.take_lead,
             outside & ~known,  # unseen
             hand & ~up_to_highest(outside),  # masters: above every outside card
-            *[sets[card] for card in v.trick],
-            *v.played,
-            voids,
-        ], winning
+            *[card_set(card) for card in trick],
+            *played,
+            void_word,
+        ]
 
-    def _small_features(self, v: _View, winning: Any, trick_sets: list[Any]) -> tuple[list[Any], list[Any]]:
+    def _small_features(
+        self, info: SeatInfo, count: Any, trick_sets: list[Any], teams: list[Any]
+    ) -> tuple[list[Any], list[Any]]:
         """The one-hot values in ``one_hot_starts`` order (-1: the piece is empty), and the
-        other small features in ``_scalar_index`` order."""
-        relative, count = v.tables[1], v.tables[2]
-        n, n_tricks, seat = self.rules.n_players, self.rules.n_tricks, v.seat
-        over = v.phase == OVER
-        (my_tens, my_tricks), (their_tens, their_tricks) = [taken_counts(cards, n, count) for cards in v.taken]
+        other small features in ``_scalar_index`` order (``count``: popcount; ``teams``: the
+        record's tens, tricks and middle)."""
+        n, n_tricks = self.rules.n_players, self.rules.n_tricks
+        over = info.phase == OVER
+        (my_tens, their_tens), (my_tricks, their_tricks), (middle_tens, middle_cards) = teams
         hot = [
-            v.led,
-            2 * (v.trump >= 0) + (v.face_down >= 0),  # no trump yet / face down / known
-            v.trump,
-            relative[v.hider * n + seat],
-            relative[v.revealed_by * n + seat],
-            relative[(v.leader - (v.leader + 1) * over) * n + seat],  # none once over
-            relative[v.dealer * n + seat],
-            relative[v.last_winner * n + seat],
-            winning,
+            info.led,
+            info.trump_state,
+            info.trump,
+            info.hider,
+            info.revealed_by,
+            info.leader,
+            info.dealer,
+            info.run_holder,
+            info.winning,
             my_tens,
             their_tens,
-            v.trick_no - (v.trick_no + 1) * over,
-            v.phase - (v.phase + 1) * over,
+            info.trick_no - (info.trick_no + 1) * over,
+            info.phase - (info.phase + 1) * over,
         ]
         trick = trick_sets[0]
         for cards in trick_sets[1:]:
             trick = trick | cards
         scalars = [
             count(trick & self._tens) * 0.25,
-            v.asked,
+            info.asked,
             my_tricks * (1.0 / n_tricks),
             their_tricks * (1.0 / n_tricks),
-            count(v.middle & self._tens) * 0.25,
-            count(v.middle) * (1.0 / (n * n_tricks)),
+            middle_tens * 0.25,
+            middle_cards * (1.0 / (n * n_tricks)),
         ]
         return hot, scalars
 
-    def _write_one(self, v: _View, match_score: np.ndarray | None) -> np.ndarray:
-        """Game 0's plain vector (float32, without the history pieces): one unpack of the card
-        planes, the voids and the one-hots, then the scalars."""
-        planes, winning = self._card_sets(v)
+    def _write_one(self, info: SeatInfo, seat: int, match_score: np.ndarray | None) -> np.ndarray:
+        """Game 0's plain vector (float32, without the history pieces) seen by ``seat``: one
+        unpack of the card planes, the voids and the one-hots, then the scalars."""
+        card_set, count = self._list_tables
+        planes = self._card_sets(info, card_set, info.trick, info.played, info.voids)  # one game's: lists
         # The one-hot pieces ride in the same unpack as the card planes: a set bit for each
         # entry, counted from the end of the voids, split into 64-bit words.
-        hot, scalars = self._small_features(v, winning, planes[7 : 7 + self.rules.n_players])
+        teams = [info.tens, info.tricks, info.middle]
+        hot, scalars = self._small_features(info, count, planes[7 : 7 + self.rules.n_players], teams)
         small = 0
         for bits, value in zip(self._small_hot_bits, hot, strict=True):
             small |= bits[value]
@@ -503,52 +505,42 @@ class ObservationEncoder:
         out = np.unpackbits(words, bitorder="little").take(self._one_game_bits).astype(np.float32)
         out.put(self._scalar_index, scalars)  # put: half the cost of out[index] =
         if match_score is not None:
-            self._write_match_score(match_score, self._teams_from[v.seat : v.seat + 1], out[None])
+            self._write_match_score(match_score, self._teams_from[seat : seat + 1], out[None])
         return out
 
-    def _write_batch(self, v: _View, match_score: np.ndarray | None, out: np.ndarray) -> np.ndarray:
-        """Write a batch's vectors: unpack the card sets, scatter the one-hots, the scalars."""
+    def _write_batch(
+        self, info: SeatInfo, seats: np.ndarray, match_score: np.ndarray | None, out: np.ndarray
+    ) -> np.ndarray:
+        """Write a batch's vectors, seen by ``seats``: unpack the card sets, scatter the
+        one-hots, the scalars."""
         B, n = out.shape[0], self.rules.n_players
-        sets, winning = self._card_sets(v)
+        card_set, count = self._array_tables
+        sets = self._card_sets(info, card_set, *(by_column(x) for x in (info.trick, info.played, info.voids)))
         self._write_planes(np.stack(sets, axis=1), out)
         # One-hot pieces: one row of ``hot`` per piece (rows are contiguous: fast to fill) holds
         # the index to set to 1, or the piece's first index with value 0 when it is empty.
-        hot_values, scalars = self._small_features(v, winning, sets[7 : 7 + n])
+        teams = [by_column(x) for x in (info.tens, info.tricks, info.middle)]
+        hot_values, scalars = self._small_features(info, count, sets[7 : 7 + n], teams)
         hot = np.stack(hot_values, out=self._hot_buffer(B))
         valid = hot >= 0
         if out.flags.c_contiguous:  # a flat scatter is about twice as fast as a 2-D one
             out.reshape(-1)[self._hot_index(B) + hot * valid] = valid
         else:
-            out[_rows(B), self._hot_starts[:, None] + hot * valid] = valid
+            out[batch_rows(B), self._hot_starts[:, None] + hot * valid] = valid
         for index, value in zip(self._scalar_list, scalars, strict=True):
             out[:, index] = value
-        if match_score is not None:
-            self._write_match_score(match_score, v.mine_first, out)
+        if match_score is not None:  # (B, 2) flat index of my team's and their team's points
+            mine_first = batch_rows(B)[:, None] * 2 + self._teams_from.take(seats, axis=0)
+            self._write_match_score(match_score, mine_first, out)
         return out
 
-    def _write_history(self, state: State, out: np.ndarray) -> None:
-        """The history pieces: each card's place in the play order, and where the reveal came.
-
-        The reveal came on the revealing seat's turn in trick ``reveal_trick``: just before
-        that seat's card of the trick, or, if it has not played yet, before the next card.
-        """
-        n = self.rules.n_players
-        plays = n * self.rules.n_tricks
-        order = state.play_index.astype(np.int64)
+    def _write_history(self, info: SeatInfo, out: np.ndarray) -> None:
+        """The history pieces: each card's place in the play order, and where the reveal came."""
+        plays = self.rules.n_players * self.rules.n_tricks
         start = self.layout.pieces["play_order"].start
-        out[:, start : start + NUM_CARDS] = (order + 1) * (1.0 / plays)
-        revealed = state.revealed_by >= 0
-        at = np.zeros(state.batch_size)
-        if np.count_nonzero(revealed):
-            first = state.reveal_trick * n  # (B,) place of the reveal trick's first card
-            in_trick = (order >= first[:, None]) & (order < first[:, None] + n)
-            by_revealer = unpack_sets(state.played[_rows(state.batch_size), state.revealed_by]).astype(bool)
-            card = np.where(in_trick & by_revealer, order, -1).max(axis=1)
-            place = np.where(card >= 0, card, first + state.trick_size)
-            at = np.where(revealed, (place + 1) * (1.0 / plays), 0.0)
-        out[:, start + NUM_CARDS] = at
-        shown = CARD_SETS[np.where(revealed, state.band_card, NUM_CARDS)]  # the empty set if none
-        out[:, start + NUM_CARDS + 1 : start + 2 * NUM_CARDS + 1] = unpack_sets(shown)
+        out[:, start : start + NUM_CARDS] = (info.play_order + 1) * (1.0 / plays)
+        out[:, start + NUM_CARDS] = (info.reveal_at + 1) * (1.0 / plays)  # 0 for no reveal (-1)
+        out[:, start + NUM_CARDS + 1 : start + 2 * NUM_CARDS + 1] = _CARD_PLANES[info.revealed_card]
 
     def _write_planes(self, planes: np.ndarray, out: np.ndarray) -> None:
         """Unpack the (B, planes + 1) sets into ``out``: the card planes, the voids word, and

@@ -108,7 +108,7 @@ def render_text(
         members = ", ".join(seat_label(s, names) for s in range(team, n, 2))
         score = f" | match points {match_score[team]}" if match_score is not None else ""
         lines.append(f"Team {team} ({members}): tens {int(tens[game, team])}, tricks {int(tricks[game, team])}{score}")
-    if rules.collection == "dehla":
+    if rules.collects_two_in_a_row:
         middle = set_to_cards(state.middle[game])
         lines.append(f"Middle: {len(middle) // n} trick(s) face down")
     played = [(s, int(c)) for s, c in enumerate(state.trick_cards[game]) if c >= 0]

@@ -340,9 +340,31 @@ def test_output_paths_are_checked_before_playing(tmp_path: Path, capsys: pytest.
     assert "that is a folder" in capsys.readouterr().err
     assert main([*base, "--json", str(a_file / "out.json")]) == 2
     assert f"{a_file} is a file, so the folder cannot be made" in capsys.readouterr().err
-    # A folder that cannot be made is a one-line error too (an OSError, not a traceback).
+    # A folder that cannot be made is a one-line error too, before playing (not an OSError after).
     assert main([*base, "--save", str(a_file / "records")]) == 2
-    assert capsys.readouterr().err.startswith("mendikot arena: error: [Errno")
+    assert capsys.readouterr().err == (
+        f"mendikot arena: error: --save {a_file / 'records'}: {a_file} is a file, so the folder cannot be made\n"
+    )
+
+
+def test_an_output_in_a_missing_or_unwritable_folder_is_refused_before_playing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from mendikot_env.commands import arena
+
+    base = ["arena", "--a", "random", "--b", "random", "--deals", "2", "--no-progress"]
+    assert main([*base, "--json", str(tmp_path / "new" / "deeper" / "out.json")]) == 0  # missing folders are made
+    assert (tmp_path / "new" / "deeper" / "out.json").is_file()
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: Path(path) != locked and real_access(path, mode))
+    monkeypatch.setattr(arena, "duplicate_arena", lambda *a, **k: pytest.fail("played before checking its output"))
+    for flag, name in (("--json", locked / "missing" / "out.json"), ("--save", locked / "records")):
+        assert main([*base, flag, str(name)]) == 2
+        assert capsys.readouterr().err == f"mendikot arena: error: {flag} {name}: {locked} is not writable\n"
 
 
 def test_arena_command_rejects_unknown_agent(capsys: pytest.CaptureFixture[str]) -> None:

@@ -170,3 +170,26 @@ def test_bench_search_refuses_a_missing_matplotlib_or_opponent_before_playing(mo
     assert "mendikot bench: error: --plot needs matplotlib" in capsys.readouterr().err
     assert main(["bench", "--search", "--opponent", "nope"]) == 2
     assert "mendikot bench: error: unknown agent 'nope'" in capsys.readouterr().err
+
+
+def test_bench_search_checks_its_plot_path_first_and_makes_a_missing_folder(tmp_path, monkeypatch, capsys) -> None:
+    from mendikot_env.commands import bench_search
+
+    row = bench_search.SearchRow(k=2, win_rate=0.5, ci_low=0.4, ci_high=0.6, ms_per_decision=1.0, deals=2)
+    monkeypatch.setattr(bench_search, "sweep", lambda *a, **k: [row])
+    assert main(["bench", "--search", "--k", "2", "--plot", str(tmp_path)]) == 2
+    assert f"mendikot bench: error: --plot {tmp_path}: that is a folder; give a file name" in capsys.readouterr().err
+    path = tmp_path / "missing" / "search.png"
+    assert main(["bench", "--search", "--k", "2", "--plot", str(path)]) == 0
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bench_search_refuses_a_k_over_the_limit_before_any_sweep(monkeypatch, capsys) -> None:
+    from mendikot_env.commands import bench_search
+
+    def no_sweep(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the sweep ran before the bad K was refused")
+
+    monkeypatch.setattr(bench_search, "sweep", no_sweep)
+    assert main(["bench", "--search", "--k", "2", "5000"]) == 2
+    assert "k='5000' must be an integer from 1 to 4096" in capsys.readouterr().err

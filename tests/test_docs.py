@@ -216,7 +216,7 @@ def test_readme_is_the_front_page_and_states_the_ci_test_command() -> None:
     readme = README.read_text(encoding="utf-8")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert len(readme.splitlines()) < 300
-    command = 'pip install torch==2.13.0 -e ".[dev,train,rl]" && pytest -n 2'
+    command = 'pip install torch==2.13.0 -e ".[dev,train,rl,web]" && pytest -n 2'
     assert command in readme and "&& pytest -n 2" in ci and "mkdocs build --strict" in ci
 
 

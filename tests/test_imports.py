@@ -33,7 +33,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "core",
         ["mendikot_env.deals", "mendikot_env.core", "mendikot_env.core_*", "mendikot_env.core.*", "mendikot_env.match"],
     ),
-    ("observation", ["mendikot_env.observation*", "mendikot_env.encoder*"]),
+    ("observation", ["mendikot_env.infostate", "mendikot_env.observation*", "mendikot_env.encoder*"]),
     ("belief", ["mendikot_env.belief*"]),  # one seat's knowledge of the unseen cards, from its observation
     (
         "env/wrappers",
@@ -67,7 +67,17 @@ LAYERS: list[tuple[str, list[str]]] = [
     ),
     ("training", ["mendikot_env.training", "mendikot_env.training.*"]),
     ("integrations", ["mendikot_env.integrations", "mendikot_env.integrations.*"]),
-    ("commands", ["mendikot_env.commands", "mendikot_env.commands.*", "mendikot_env.cli"]),
+    # the web table: the server's tables and views use agents, records, pictures and the play command's seat names
+    (
+        "commands",
+        [
+            "mendikot_env.commands",
+            "mendikot_env.commands.*",
+            "mendikot_env.cli",
+            "mendikot_env.web",
+            "mendikot_env.web.*",
+        ],
+    ),
 ]
 
 

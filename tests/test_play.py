@@ -184,3 +184,17 @@ def test_play_command_with_stdin_closed(monkeypatch: pytest.MonkeyPatch, capsys:
     monkeypatch.setattr("builtins.input", no_input)
     assert main(["play", "--rules", "band", "--level", "medium", "--seat", "2", "--seed", "4"]) == 0
     assert "Goodbye" in capsys.readouterr().out
+
+
+def test_play_refuses_a_save_folder_it_cannot_make_before_the_first_hand(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("builtins.input", lambda prompt="": pytest.fail("asked for a card before checking --save"))
+    a_file = tmp_path / "taken"
+    a_file.write_text("")
+    for save, problem in (
+        (a_file, "a file of that name exists; give a folder"),
+        (a_file / "records", f"{a_file} is a file, so the folder cannot be made"),
+    ):
+        assert main(["play", "--seed", "1", "--save", str(save)]) == 2
+        assert capsys.readouterr().err == f"mendikot play: error: --save {save}: {problem}\n"

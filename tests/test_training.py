@@ -196,6 +196,36 @@ def test_a_checkpoint_with_malformed_entries_is_refused_naming_them(tmp_path: Pa
         assert str(caught.value).startswith(str(path))
 
 
+@pytest.mark.parametrize(
+    ("how", "message"),
+    [
+        ("an agent file", r"is a 'agent' checkpoint, expected 'training'$"),
+        ("no counters", r"lacks \['counters'\]; it cannot resume a training run$"),
+        ("counters without samples", r"has counters without \['samples'\]; it cannot resume a training run$"),
+        ("a damaged archive", r"is not a readable mendikot checkpoint \(corrupt archive: "),
+    ],
+)
+def test_a_checkpoint_that_cannot_resume_is_refused_naming_why(tmp_path: Path, how: str, message: str) -> None:
+    from agents.checkpoint_format import COUNTERS
+    from agents.registry import SHIPPED_AGENTS
+
+    payload = load_checkpoint(SHIPPED_AGENTS["standard"], kind="agent")
+    if how != "an agent file":
+        counters = {key: 0 for key in COUNTERS if how != "counters without samples" or key != "samples"}
+        extra = {"optimizer": {}, "numpy_rng": {}, "torch_rng": torch.zeros(1), "torch_global_rng": torch.zeros(1)}
+        payload.update(kind="training", **extra, counters=counters, pool=[], args={})
+        if how == "no counters":
+            del payload["counters"]
+    path = tmp_path / "checkpoint.pt"
+    torch.save(payload, path)
+    if how == "a damaged archive":  # the central directory's first entry, not its end record
+        data = path.read_bytes()
+        path.write_bytes(data.replace(b"PK\x01\x02", b"PK\x00\x00", 1))
+    with pytest.raises(CheckpointError, match=message) as caught:
+        load_checkpoint(path, kind="training")
+    assert str(caught.value).startswith(str(path))
+
+
 class _RunsACommand:
     """Unpickled, it would run a shell command: what weights_only loading must refuse."""
 
@@ -1051,6 +1081,8 @@ def damage(state: dict, how: str) -> None:
         state["pool"] = [{"torso.0.weight": torch.zeros(2, 2)}]
     elif how == "one bot generator too many":
         state["agent_rngs"] = [*state["agent_rngs"], state["agent_rngs"][0]]
+    elif how == "a bot generator damaged":
+        state["agent_rngs"][0] = {"bit_generator": "nonsense"}
     else:
         del state[how.removeprefix("no ")]
 
@@ -1061,6 +1093,7 @@ def damage(state: dict, how: str) -> None:
         ("other network size", "cannot resume this run: Error.s. in loading state_dict .*size mismatch"),
         ("pool of another network", "pool snapshot 0 does not fit the run's network"),
         ("one bot generator too many", "agent_rngs holds 3 generators for 2 bots"),
+        ("a bot generator damaged", r"cannot resume this run: bad agent_rngs \("),
         ("no args", r"lacks \['args'\]"),
         ("no optimizer", r"lacks \['optimizer'\]"),
         ("no counters", r"lacks \['counters'\]"),
@@ -1253,3 +1286,35 @@ def test_a_corrupt_metrics_line_is_named_with_its_file(tmp_path: Path) -> None:
         MetricsLog(run, resume=True).rows()
     with pytest.raises(ValueError, match=r"run/metrics.jsonl line 2 is not a metrics row"):
         MetricsLog(run, resume=True, counters={"iteration": 3, "samples": 30})  # only a torn last line is dropped
+
+
+def test_a_resume_checks_the_metrics_log_against_the_checkpoint_before_training(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = train(tiny_args(tmp_path / "run", max_iterations=2))
+    good, checkpoint = (run / "metrics.jsonl").read_text(), (run / "checkpoint.pt").read_bytes()
+    first, *_ = good.splitlines(keepends=True)
+    resume = ["train", "--resume", str(run), "--max-iterations", "3", "--no-progress"]
+    damaged = {
+        good.replace('"samples"', '"sampels"', 1): "line 1: no 'samples'",  # a key edited by hand
+        good.replace('"eval/ci_low_vs_random"', '"eval/ci_lo_vs_random"'): "no 'eval/ci_low_vs_random'",
+        good.replace('"iteration": 1', '"iteration": "1"', 1): "line 1: 'iteration' is not a number",
+        first: "1 of its 2 iterations have no row (the first: 2)",  # half the log lost
+        "": "2 of its 2 iterations have no row (the first: 1)",
+    }
+    for text, problem in damaged.items():
+        (run / "metrics.jsonl").write_text(text)
+        assert main(resume) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"mendikot train: error: {run / 'metrics.jsonl'} does not match the checkpoint")
+        assert problem in err and "(iteration 2)" in err and err.count("\n") == 1
+        assert (run / "checkpoint.pt").read_bytes() == checkpoint, "nothing was trained"
+        assert (run / "metrics.jsonl").read_text() == text, "nor the log rewritten"
+    # A kill mid-write leaves a torn last line (repaired, and said) and perhaps a checkpoint's temporary file.
+    (run / "metrics.jsonl").write_text(good + '{"iteration": 3, "samp')
+    stale = run / ".checkpoint.pt.k1ll3d.tmp"
+    stale.write_bytes(checkpoint[:100])
+    assert main(resume) == 0
+    assert "dropped a torn last line (a write cut short) from metrics.jsonl" in capsys.readouterr().err
+    assert not stale.exists() and load_checkpoint(run / "checkpoint.pt")["counters"]["iteration"] == 3
+    assert sorted({row["iteration"] for row in read_rows(run / "metrics.jsonl")}) == [1, 2, 3]

@@ -21,7 +21,7 @@ from ..observation import ObservationEncoder
 from ..rules import Rules
 from ..training.args import PRECISIONS, Args
 from .bench_instructions import MEASURES, YARDSTICK, connect_four, instructions_per_step
-from .common import add_rules_arguments, positive_float, positive_int, rules_from_args
+from .common import add_rules_arguments, check_output_paths, positive_float, positive_int, rules_from_args
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -199,6 +199,7 @@ def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     print(f"rules: {rules}")
     if args.search:
+        check_output_paths(plot_file=None if args.plot is None else str(args.plot))
         from .bench_search import run as run_search  # lazily: the agents package is needed only here
 
         return run_search(rules, args.k, args.deals, args.opponent, args.seed, args.plot)

@@ -145,6 +145,7 @@ def plot(rows: list[SearchRow], path: Path, title: str) -> Path:
         ax.minorticks_off()
     fig.suptitle(title)
     fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)  # as --json and --save make theirs
     fig.savefig(path, dpi=100)
     return Path(path)
 
@@ -156,6 +157,10 @@ def run(rules: Rules, ks: list[int], deals: int, opponent: str, seed: int, plot_
     from agents import make
 
     make(opponent, rules)  # an unknown opponent too
+    from agents.search import parse_search_spec
+
+    for k in ks:  # a K the spec refuses, before the smaller ones have run
+        parse_search_spec(f"search:k={k}")
     print(f"search:k=K against {opponent}: {deals} duplicate deal pairs per K (seed {seed}); CPU ms per decision")
     print(header())
     rows = sweep(rules, ks, deals, opponent, seed)

@@ -8,6 +8,7 @@ import contextlib
 import inspect
 import itertools
 import math
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -82,25 +83,35 @@ def torch_threads(threads: int) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-def check_output_paths(json_file: str | None = None, save_dir: str | None = None) -> None:
+def check_output_paths(json_file: str | None = None, save_dir: str | None = None, plot_file: str | None = None) -> None:
     """Refuse output paths that cannot be written before any game is played, not after (an
-    empty name too: ``--save ""`` would otherwise save nothing without a word)."""
-    for flag, name, what in (("--json", json_file, "file"), ("--save", save_dir, "folder")):
+    empty name too: ``--save ""`` would otherwise save nothing without a word). A missing
+    folder is made when the output is written, so its nearest existing folder must be writable."""
+    for flag, name, what in (
+        ("--json", json_file, "file"),
+        ("--plot", plot_file, "file"),
+        ("--save", save_dir, "folder"),
+    ):
         if name is not None:
             check_output_name(flag, name, what)
-    problem = ""
-    if json_file is not None:
-        folder = Path(json_file).absolute().parent
-        while not folder.exists():
-            folder = folder.parent
-        if Path(json_file).is_dir():
-            problem = f"--json {json_file}: that is a folder; give a file name"
-        elif not folder.is_dir():
-            problem = f"--json {json_file}: {folder} is a file, so the folder cannot be made"
-    if not problem and save_dir is not None and Path(save_dir).exists() and not Path(save_dir).is_dir():
-        problem = f"--save {save_dir}: a file of that name exists; give a folder"
-    if problem:
-        raise ValueError(problem)
+            if problem := _output_problem(Path(name).absolute(), what):
+                raise ValueError(f"{flag} {name}: {problem}")
+
+
+def _output_problem(path: Path, what: str) -> str:
+    """Why an output ``what`` ("file" or "folder") at ``path`` cannot be written, or ``""``."""
+    folder = path if what == "folder" else path.parent
+    while not folder.exists():
+        folder = folder.parent
+    if what == "file" and path.is_dir():
+        return "that is a folder; give a file name"
+    if what == "folder" and path.exists() and not path.is_dir():
+        return "a file of that name exists; give a folder"
+    if not folder.is_dir():
+        return f"{folder} is a file, so the folder cannot be made"
+    if not os.access(folder, os.W_OK | os.X_OK) or (what == "file" and path.exists() and not os.access(path, os.W_OK)):
+        return f"{path if path.exists() else folder} is not writable"
+    return ""
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:

@@ -130,6 +130,13 @@ def _card(x: float, y: float, card: int | None, edge: str | None = None, edge_wi
     ]
 
 
+def card_scene(card: int | None) -> Scene:
+    """One card alone, face up (a card id) or its back (None): for a page that lays out cards itself."""
+    scene = Scene(CARD_W + 4, CARD_H + 4)
+    scene.add(*_card(2, 2, card))
+    return scene
+
+
 def _mini(x: float, y: float, card: int) -> list[Shape]:
     """A small face-up card (the tens a team has taken)."""
     colour = _suit_colour(card // NUM_RANKS)
@@ -313,7 +320,7 @@ def _add_game_corner(scene: Scene, state: core.State, game: int, over: bool, nam
     n = rules.n_players
     head = "Hand over" if over else f"Trick {min(int(state.trick_no[game]) + 1, rules.n_tricks)}/{rules.n_tricks}"
     lines = [f"Mendikot: {rules.trump} trump, {n} players", head, *_trump_lines(state, game, names)]
-    if rules.collection == "dehla":
+    if rules.collects_two_in_a_row:
         lines.append(f"Middle: {int(popcount(state.middle[game : game + 1])[0]) // n} trick(s) face down")
     for i, line in enumerate(lines):
         scene.add(Label(20, 30 + 20 * i, line, 15 if i else 16, INK, bold=i == 0))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -23,3 +23,11 @@ def write_atomic(path: Path, write: Callable[[BinaryIO], object]) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def remove_stale_temporaries(folder: Path, names: Iterable[str]) -> None:
+    """Delete the temporary files that a process killed inside :func:`write_atomic` left in
+    ``folder`` beside each of ``names`` (a resume's first step: nothing else writes there)."""
+    for name in names:
+        for temporary in folder.glob(f".{name}.*.tmp"):
+            temporary.unlink(missing_ok=True)

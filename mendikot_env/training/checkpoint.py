@@ -21,8 +21,9 @@ from agents.checkpoint_format import FORMAT, VERSION, CheckpointError, load_chec
 from agents.network import Network, network_fields, playing_weights
 
 from ..rules import Rules
+from ..run_folder import TRAINING_RUN_FILES
 from .args import Args, network_spec, playing_spec
-from .atomic import write_atomic
+from .atomic import remove_stale_temporaries, write_atomic
 from .pool import bot_seeds, newest
 
 
@@ -91,10 +92,12 @@ def resume_state(
     path: Path, rules: Rules, args: Args, state: dict[str, Any] | None = None
 ) -> tuple[dict[str, Any], Args]:
     """The checkpoint a resume continues, checked, and ``args`` with the run's own network.
-    ``state`` is the checkpoint at ``path`` where the caller has loaded it already."""
+    ``state`` is the checkpoint at ``path`` where the caller has loaded it already. The
+    temporary files a kill inside an atomic write left in the run's folder are deleted."""
     state = load_checkpoint(path, kind="training") if state is None else state
     if state["rules"] != rules.to_dict():
         raise CheckpointError(f"{path} was trained on rules {state['rules']}, not {rules}")
+    remove_stale_temporaries(path.parent, TRAINING_RUN_FILES)
     try:
         return state, _run_network_args(args, state["network"], path.parent)
     except (KeyError, TypeError, ValueError) as error:
@@ -150,16 +153,18 @@ def restore_agent_rngs(seeded_agents: list[Any], state: dict[str, Any], args: Ar
             f"resuming {path.parent} with other bots (now {shown}, as (name, seed)): they start afresh", stacklevel=4
         )
         return
+    problem = ""
     if not isinstance(states, list) or len(states) != len(seeded_agents):
         count = len(states) if isinstance(states, list) else type(states).__name__
-        raise CheckpointError(
-            f"{path} cannot resume this run: agent_rngs holds {count} generators for {len(seeded_agents)} bots"
-        )
-    try:
-        for agent, bit_state in zip(seeded_agents, states, strict=True):
-            agent.rng.bit_generator.state = bit_state
-    except (KeyError, TypeError, ValueError) as error:
-        raise CheckpointError(f"{path} cannot resume this run: bad agent_rngs ({one_line(error)})") from None
+        problem = f"agent_rngs holds {count} generators for {len(seeded_agents)} bots"
+    else:
+        try:
+            for agent, bit_state in zip(seeded_agents, states, strict=True):
+                agent.rng.bit_generator.state = bit_state
+        except (KeyError, TypeError, ValueError) as error:
+            problem = f"bad agent_rngs ({one_line(error)})"
+    if problem:
+        raise CheckpointError(f"{path} cannot resume this run: {problem}")
 
 
 def one_line(error: BaseException, limit: int = 400) -> str:

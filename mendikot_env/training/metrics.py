@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agents.checkpoint_format import COUNTERS
+
 from ..run_folder import parse_metrics_lines, read_rows
 from .atomic import write_atomic
 
@@ -18,8 +20,9 @@ class MetricsLog:
     """Writes ``metrics.jsonl`` (every key, any row) and ``metrics.csv`` (fixed columns), plus
     TensorBoard events under ``tb/`` when tensorboard is installed.
 
-    A resumed run (``counters``: the checkpoint's) first drops the rows a crash left beyond
-    the checkpoint, and a torn last line, so the log is the resumed run's and nothing twice."""
+    A resumed run (``counters``: the checkpoint's) first checks the log against the checkpoint
+    and drops the rows a crash left beyond it, and a torn last line, so the log is the resumed
+    run's and nothing twice (:func:`keep_rows_until`)."""
 
     def __init__(self, out: Path, resume: bool = False, counters: dict[str, Any] | None = None) -> None:
         self.out = Path(out)
@@ -28,7 +31,7 @@ class MetricsLog:
         if not resume:
             self.jsonl.write_text("")
         elif counters is not None:
-            keep_rows_until(self.jsonl, int(counters["iteration"]))
+            keep_rows_until(self.jsonl, counters)
         # TensorBoard steps are samples: events past the checkpoint's are hidden as orphans.
         purge_step = int(counters["samples"]) + 1 if resume and counters is not None else None
         try:
@@ -97,16 +100,50 @@ class MetricsLog:
         return _Bar(total_seconds, done_seconds, enabled)
 
 
-def keep_rows_until(path: Path, iteration: int) -> None:
-    """Rewrite ``path`` atomically with only its rows up to ``iteration`` (what a resume from
-    that checkpoint redoes would otherwise be logged twice); a torn last line goes too."""
-    path = Path(path)
-    if not path.exists():
+def keep_rows_until(path: Path, counters: dict[str, Any]) -> None:
+    """Check ``path`` against the checkpoint whose ``counters`` a run resumes, then rewrite it
+    atomically with only its rows up to that iteration: what a resume redoes would otherwise
+    be logged twice. A torn last line (a kill mid-write) goes too, said on stderr.
+
+    Raises:
+        ValueError: naming the file, where its rows up to the checkpoint are not the run's log
+            (an iteration without a row, a row without a counter or an evaluation's interval,
+            a value that is not a number): checked before any training, not at the final plot.
+    """
+    path, iteration = Path(path), int(counters["iteration"])
+    if not path.exists():  # moved aside (see below): a new log, from the next iteration on
+        print(f"resuming {path.parent}: no {path.name}; its rows start at iteration {iteration + 1}", file=sys.stderr)
         return
     lines = parse_metrics_lines(path, torn_end_ok=True)
-    kept = "".join(line + "\n" for _, line, row in lines if row.get("iteration", 0) <= iteration)
-    if kept != path.read_text():
-        write_atomic(path, lambda file: file.write(kept.encode()))
+    problems = [f"line {number}: {why}" for number, _, row in lines if (why := _row_problem(row))]
+    kept = [(line, row) for _, line, row in lines if not problems and row["iteration"] <= iteration]
+    logged = {row["iteration"] for _, row in kept}
+    if not problems and (missing := [i for i in range(1, iteration + 1) if i not in logged]):
+        problems.append(f"{len(missing)} of its {iteration} iterations have no row (the first: {missing[0]})")
+    if problems:
+        raise ValueError(
+            f"{path} does not match the checkpoint it resumes from (iteration {iteration}): "
+            f"{'; '.join(problems[:3])}; repair it, or move it aside to resume with a new log"
+        )
+    text, before = "".join(line + "\n" for line, _ in kept), path.read_text()
+    torn = sum(1 for line in before.splitlines() if line.strip()) > len(lines)
+    dropped = [f"{len(lines) - len(kept)} row(s) logged after the checkpoint"] if len(kept) < len(lines) else []
+    dropped += ["a torn last line (a write cut short)"] if torn else []
+    if dropped:
+        print(f"resuming {path.parent}: dropped {' and '.join(dropped)} from {path.name}", file=sys.stderr)
+    if text != before:
+        write_atomic(path, lambda file: file.write(text.encode()))
+
+
+def _row_problem(row: dict[str, Any]) -> str:
+    """What keeps ``row`` from being one of the run's rows (the counters, numbers, and each
+    evaluation's interval that the plot and the command read), or ``""``."""
+    names = [key.removeprefix("eval/win_rate_vs_") for key in row if key.startswith("eval/win_rate_vs_")]
+    wanted = [*COUNTERS, *(f"eval/{end}_vs_{name}" for name in names for end in ("ci_low", "ci_high"))]
+    if missing := next((key for key in wanted if key not in row), None):
+        return f"no {missing!r}"
+    odd = next((key for key, value in row.items() if type(value) not in (int, float)), None)  # bool is no number
+    return "" if odd is None else f"{odd!r} is not a number"
 
 
 class _Bar:

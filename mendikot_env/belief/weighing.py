@@ -1,0 +1,418 @@
+"""Policy weighting: deals weighed by how likely a policy was to make the moves seen, and
+:class:`Belief`, the seat's uniform belief with that weighting and the worlds built from it.
+
+Uniform deals (:class:`~mendikot_env.belief.sampler.DealSampler`) assume that the hider chose
+its face-down card uniformly from its hand and that every player played any legal card.
+:meth:`Belief.weigh` drops that assumption for a given policy (policy-based inference, as
+Skat's Kermit does): each deal is replayed from the start of the hand through the moves seen
+(:func:`replay_worlds`, which needs the history pieces in the observation), and its weight is
+the chance of the other seats' moves under the policy, hide and asks included, so in band
+hukum the posterior over the face-down card also reflects how the policy hides.
+:meth:`Belief.likeliest` keeps the likeliest deals instead, dropping the hopeless ones as the
+replay goes, and can pair one opponent's cards from one draw with the other's from another
+(``mix``). :class:`Weighing` holds the settings of both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from ..cards import NUM_ACTIONS, NUM_CARDS, NUM_RANKS, NUM_SUITS, SUIT_MASKS, unpack_sets
+from ..checks import is_integer
+from ..core import State, legal_bits, step
+from ..infostate import SeatInfo
+from ..observation import ObservationEncoder, reads_history
+from ..rules import Rules
+from ..seeding import make_rng
+from .sampler import DealSampler, InfoState, _encoder
+from .worlds import _check_replay, build_worlds, replay_start
+
+# A deterministic policy's move gets probability 1 - EPSILON, and every legal move EPSILON /
+# (legal moves) more: a deal where the policy would have played otherwise is unlikely, not
+# impossible (people and bots are not perfectly predictable, and one zero would end a deal).
+EPSILON = 0.1
+# Belief.likeliest drops a deal once its log chance is this far behind the n-th best: a deal one
+# move the policy would not have made behind (log(0.9 / 0.025) = 3.6 with four legal moves) is kept, two are not.
+LIKELIEST_MARGIN = 5.0
+
+
+@dataclass(frozen=True)
+class Weighing:
+    """How the other seats' moves seen are weighed under a policy (:meth:`Belief.likeliest`,
+    :func:`replay_worlds`; the search's ``infer`` picks them)."""
+
+    epsilon: float = EPSILON  # the share of a move's chance spread uniformly over the legal moves
+    margin: float = LIKELIEST_MARGIN  # with ``keep``: drop deals this far (log chance) behind the keep-th best
+    recent: int | None = None  # weigh only the last ``recent`` moves seen (None: all)
+    opponents_only: bool = False  # weigh the other team's moves only (the partner's are replayed)
+    mix: bool = False  # likeliest: pair the opponents' cards across draws (four players)
+
+
+class Belief(DealSampler):
+    """The belief of one seat over the unseen cards, from its observation alone: uniform
+    (:class:`~mendikot_env.belief.sampler.DealSampler`), or weighted by a policy with
+    :meth:`weigh`; and the worlds built from it.
+
+    Args:
+        info: the seat's observation (and mask) with its rules.
+
+    Example:
+        >>> from mendikot_env import Rules, core, ObservationEncoder
+        >>> state = core.new_hands(Rules(), 1, rng=0)
+        >>> obs = ObservationEncoder(Rules()).encode(state, state.current)[0]
+        >>> Belief(InfoState(Rules(), obs)).sample_hands(5, rng=0).shape  # 4 seats, then the face-down slot
+        (5, 5)
+    """
+
+    def worlds(
+        self,
+        n: int,
+        rng: np.random.Generator | int | None = None,
+        seat: int = 0,
+        *,
+        policy: Any = None,
+        draws: int | None = None,
+        epsilon: float = EPSILON,
+    ) -> State:
+        """n core states consistent with the observation (see :func:`sample_worlds`).
+
+        With a ``policy`` (needs the history), ``draws`` uniform deals (default 4 n, at least
+        n) are weighted by the chance of the moves seen under it (see :meth:`weigh`, and
+        :data:`EPSILON` for ``epsilon``) and n of them resampled in proportion.
+        """
+        rng = make_rng(rng, "rng")
+        if policy is not None:
+            weighted = self.weigh(policy, max(n, draws or 4 * n), rng, seat, epsilon)
+            return weighted.worlds.select(weighted.resample(n, rng))
+        hidden = self.sample_hands(n, rng)
+        if self.view.history is not None:
+            return replay_worlds(self, hidden, seat)[0]
+        return build_worlds(self, hidden, seat)
+
+    def weigh(
+        self,
+        policy: Any,
+        draws: int,
+        rng: np.random.Generator | int | None = None,
+        seat: int = 0,
+        epsilon: float = EPSILON,
+    ) -> WeightedDeals:
+        """``draws`` uniform deals, each weighted by how likely ``policy`` was to make the other
+        seats' moves seen so far (policy-based inference, as Skat's Kermit does).
+
+        Each deal is replayed from the start of the hand through the observed history, all
+        deals as one core batch; at every move of another seat (the band card's hide and
+        every ask included) the policy acts on that seat's observation in each deal, and the
+        deal's weight is multiplied by the chance of the move seen: ``(1 - epsilon) * p +
+        epsilon / legal moves``, where ``p`` is the policy's ``probabilities`` for the move if
+        it has them (network agents), else 1 if ``act`` chooses it and 0 if not.
+
+        Args:
+            policy: any agent (``act(observations, masks)``), assumed to play every other seat.
+            draws: number M of uniform deals to weigh.
+            rng: a Generator or a seed for the draws.
+            seat: the observer's absolute seat in the replayed worlds.
+            epsilon: the share of the chance spread uniformly over the legal moves.
+
+        Returns:
+            The weighted deals (:class:`WeightedDeals`): resample them, or read their
+            marginals and their effective sample size.
+
+        Raises:
+            ValueError: the observation has no history (encode with ``history=True``), or
+                ``draws`` or ``epsilon`` is out of range.
+        """
+        self._check_weighing(draws, epsilon)
+        hidden = self.sample_hands(draws, rng)
+        worlds, log_weights = replay_worlds(self, hidden, seat, policy, Weighing(epsilon=epsilon))
+        return WeightedDeals(self, hidden, worlds, log_weights)
+
+    def likeliest(
+        self,
+        policy: Any,
+        n: int,
+        draws: int,
+        rng: np.random.Generator | int | None = None,
+        seat: int = 0,
+        weighing: Weighing | None = None,
+        **options: Any,
+    ) -> State:
+        """The n likeliest of ``draws`` uniform deals under ``policy`` (as :meth:`weigh`
+        weighs them), replayed to the observed point: distinct deals, for a search that
+        must not count one deal twice.
+
+        ``weighing`` (default :class:`Weighing`'s defaults), with ``options`` changing its
+        fields for this call (``mix=True``), says how: deals that fall more than ``margin`` (in
+        log chance) behind the n-th best are dropped during the replay, which spares the policy
+        some of its calls; with a large margin the result is exactly the n highest weights of
+        :meth:`weigh`. With ``recent``, only the last ``recent`` moves seen are weighed (the
+        cost no longer grows with the hand). With ``opponents_only``, the partner's moves are
+        replayed unweighed: for a partner who does not play like ``policy`` (another copy of a
+        search), its moves would mislead.
+
+        With ``mix`` (four players; implies ``opponents_only``, no pruning): a deal's weight is
+        the product of its two opponents' (each seat's moves depend on its own cards alone), so
+        one opponent's cards from one draw and the other's from another make a deal whenever
+        they do not overlap and the cards left fit the partner: the n likeliest of those pairs
+        are returned, many more deals to choose from than the draws for the same policy calls.
+        With another player count, or while the auto reveal binds the seat to act to a suit,
+        ``mix`` is ignored.
+
+        Raises:
+            ValueError: the observation has no history, or a count or ``epsilon`` out of range.
+        """
+        how = replace(weighing or Weighing(), **options)
+        self._check_weighing(draws, how.epsilon)
+        if not is_integer(n) or not 1 <= n <= draws:
+            raise ValueError(f"n must be an integer from 1 to draws ({draws}), got {n!r}")
+        if how.recent is not None and (not is_integer(how.recent) or how.recent < 0):
+            raise ValueError(f"recent must be None or an integer >= 0, got {how.recent!r}")
+        hidden = self.sample_hands(draws, rng)
+        if how.mix and self.rules.n_players == 4 and self.constraints.holds is None:
+            opponents = replace(how, opponents_only=True)
+            _, by_seat = replay_worlds(self, hidden, seat, policy, opponents, by_seat=True)
+            return replay_worlds(self, _mixed_deals(self, hidden, by_seat, n, make_rng(rng, "rng")), seat)[0]
+        worlds, log_weights = replay_worlds(self, hidden, seat, policy, how, keep=n)
+        return worlds.select(np.argsort(-log_weights, kind="stable")[:n])
+
+    def _check_weighing(self, draws: int, epsilon: float) -> None:
+        """The checks of :meth:`weigh` and :meth:`likeliest` (their callers' input)."""
+        if self.view.history is None:
+            raise ValueError(
+                "policy-weighted inference replays the moves seen: it needs an observation with history "
+                "(ObservationEncoder(rules, history=True))"
+            )
+        if not 0.0 < epsilon <= 1.0:
+            raise ValueError(f"epsilon must be in (0, 1], got {epsilon!r}")
+        if not is_integer(draws) or draws < 1:
+            raise ValueError(f"draws must be a positive integer, got {draws!r}")
+
+
+@dataclass(frozen=True)
+class WeightedDeals:
+    """Uniform deals with importance weights from a policy (see :meth:`Belief.weigh`)."""
+
+    belief: Belief
+    hands: np.ndarray  # (M, slots) uint64: unseen cards of each slot, as Belief.sample_hands
+    worlds: State  # batch M: the deals replayed to the observed point
+    log_weights: np.ndarray  # (M,) float64: log chance of the other seats' moves under the policy
+
+    @property
+    def weights(self) -> np.ndarray:
+        """(M,) the normalised weights."""
+        w = np.exp(self.log_weights - self.log_weights.max())
+        return w / w.sum()
+
+    @property
+    def ess(self) -> float:
+        """Effective sample size ``1 / sum(w ** 2)``: M for equal weights, 1 when one deal has all."""
+        return float(1.0 / np.square(self.weights).sum())
+
+    def resample(self, n: int, rng: np.random.Generator | int | None = None) -> np.ndarray:
+        """(n,) indices of deals drawn with replacement in proportion to their weights."""
+        return make_rng(rng, "rng").choice(self.weights.size, size=n, p=self.weights)
+
+    def card_marginals(self) -> np.ndarray:
+        """(slots, 52) the weighted chance that each unseen card lies in each slot."""
+        bits = unpack_sets(self.hands)  # (M, slots, 52)
+        return np.einsum("m,msc->sc", self.weights, bits.astype(np.float64))
+
+    def trump_posterior(self) -> np.ndarray:
+        """(4,) the chance of each suit being trump, as :meth:`Belief.trump_posterior`."""
+        belief = self.belief
+        if belief.view.trump >= 0 or belief.view.my_face_down >= 0 or not belief.constraints.sizes[-1]:
+            return belief.trump_posterior()
+        return self.card_marginals()[-1].reshape(NUM_SUITS, NUM_RANKS).sum(axis=1)
+
+
+def sample_worlds(info_state: InfoState, n: int, rng: np.random.Generator | int | None = None, seat: int = 0) -> State:
+    """n core states (a batch of n) consistent with everything the seat knows, face-down card included.
+
+    Each is a uniform draw from the deals consistent with the observation, built so that the
+    core plays on from it exactly as from the true state: encoded for the seat, each gives
+    back the same observation (and, if the seat acts, the same legal mask). With the history
+    pieces in the observation each world is the deal replayed through the moves seen, so its
+    whole past (the order of play, the tricks each team took) is the one observed.
+
+    Args:
+        info_state: the seat's observation (and mask) with its rules.
+        n: number of worlds.
+        rng: a Generator or a seed for the draw.
+        seat: the absolute seat to give the observer in the worlds (relative seat k sits
+            at ``(seat + k) % n_players``; the rules do not depend on the numbering).
+
+    Returns:
+        A :class:`~mendikot_env.core.State` of batch n. For worlds weighted by a policy,
+        ``Belief(info_state).worlds(n, rng, seat, policy=agent)``.
+    """
+    return Belief(info_state).worlds(n, rng, seat)
+
+
+def replay_worlds(
+    belief: DealSampler,
+    hidden: np.ndarray,
+    seat: int = 0,
+    policy: Any = None,
+    weighing: Weighing | None = None,
+    keep: int | None = None,
+    by_seat: bool = False,
+    **options: Any,
+) -> tuple[State, np.ndarray]:
+    """The sampled deals replayed from the start of the hand through the observed history.
+
+    The moves are public and the same in every deal, so the deals step in lockstep as one
+    batch (:func:`~mendikot_env.belief.worlds.replay_start`). With a ``policy``, every move of
+    another seat multiplies each deal's weight by its chance under the policy (see
+    :meth:`Belief.weigh`), as ``weighing`` says (``options`` change its fields for this call):
+    with ``recent``, only the last ``recent`` moves are weighed (the others are replayed);
+    with ``opponents_only``, only the moves of the other team. With ``keep``, deals whose log
+    weight falls more than ``margin`` below the ``keep``-th best are dropped as the replay goes
+    (a weight only falls, so they are unlikely to end among the ``keep`` likeliest), and the
+    worlds returned are those left.
+
+    Returns:
+        The replayed worlds and their log weights (zeros without a policy): (M,), or with
+        ``by_seat`` (M, n) per relative seat of the mover (a seat's moves depend on its own
+        cards and the public facts alone, so a deal's weight is the product of its hands').
+
+    Raises:
+        ValueError: the replay does not give back the observation (it was altered).
+    """
+    how = replace(weighing or Weighing(), **options)
+    rules, view = belief.rules, belief.view
+    n, M = rules.n_players, hidden.shape[0]
+    worlds, moves = replay_start(belief, hidden, seat)
+    log_weights = np.zeros((M, n) if by_seat else M)
+    encoder = _encoder(rules, reads_history(policy))
+    score = _match_points(rules, view, seat) if policy is not None else None
+    first = 0 if how.recent is None else len(moves) - how.recent  # the first move weighed
+    for i, move in enumerate(moves):
+        mover = int(worlds.current[0])
+        weighed = mover != seat and (not how.opponents_only or (mover - seat) % 2 == 1)
+        if policy is not None and weighed and i >= first:
+            chance = np.log(_chance(policy, encoder, worlds, mover, move, how.epsilon, score))
+            if by_seat:
+                log_weights[:, (mover - seat) % n] += chance
+            else:
+                log_weights += chance
+            if keep is not None and log_weights.shape[0] > keep:
+                total = log_weights.sum(axis=1) if by_seat else log_weights
+                alive = total >= np.partition(total, -keep)[-keep] - how.margin
+                if not alive.all():
+                    worlds, log_weights = worlds.select(alive), log_weights[alive]
+                    if np.ndim(move):
+                        move = move[alive]  # the hide: each deal's own band card
+        step(worlds, move)
+    _check_replay(belief, worlds, seat)
+    return worlds, log_weights
+
+
+def _mixed_deals(
+    belief: DealSampler, hidden: np.ndarray, by_seat: np.ndarray, n: int, rng: np.random.Generator
+) -> np.ndarray:
+    """(n, slots) the likeliest deals made of one opponent's cards from one draw and the
+    other's from another (four players; see :meth:`Belief.likeliest` with ``mix``).
+
+    Each opponent's unit is its unseen cards and, if it hid the band card still face down,
+    that card (its hide and play depend on it). A pair makes a deal when the units do not
+    overlap and the cards left fit the partner's void suits; when the partner hid the face-down
+    card, it is the first draw's face-down card, or the second's, whichever is left over. Pairs
+    of equal weight (the same number of moves the policy would not have made, or no move weighed
+    yet) are taken in random order: in the order of the grid they would share one opponent's hand.
+    """
+    slots = belief.constraints
+    down = slots.sizes[4] > 0  # a face-down card the observer does not know
+    hider = belief.view.hider
+    face_down = hidden[:, 4]
+
+    def unit(k: int) -> np.ndarray:
+        return hidden[:, k] | face_down if down and hider == k else hidden[:, k]
+
+    first, second = unit(1), unit(3)
+    first_ids = np.unique(first, return_index=True)[1]  # equal cards, equal weight: once each
+    second_ids = np.unique(second, return_index=True)[1]
+    a, b = first_ids[:, None], second_ids[None, :]
+    unseen = np.uint64(slots.unseen)
+    fits = (first[a] & second[b]) == 0
+    partner_hid = down and hider == 2
+    forbidden = np.uint64(sum(int(SUIT_MASKS[s]) for s in range(NUM_SUITS) if not slots.allowed[2][s]))
+    if partner_hid or forbidden:  # the partner's cards (and the card it hid) must fit: a grid of them
+        left = unseen & ~first[a] & ~second[b]
+        partner_down = np.zeros_like(left)
+        if partner_hid:
+            partner_down = _partner_down(face_down[a], face_down[b], left)
+            fits &= partner_down != 0
+        fits &= ((left & ~partner_down) & forbidden) == 0
+    score = by_seat[a, 1] + by_seat[b, 3]
+    rows, cols = np.nonzero(fits)
+    ties = rng.random(rows.size) * 1e-6  # far below any difference of two weights (> 1e-3)
+    best = np.argsort(-(score[rows, cols] + ties), kind="stable")[:n]
+    i, j = first_ids[rows[best]], second_ids[cols[best]]
+    out = np.zeros((best.size, hidden.shape[1]), np.uint64)
+    out[:, 1] = hidden[i, 1]
+    out[:, 3] = hidden[j, 3]
+    left = unseen & ~first[i] & ~second[j]  # the kept pairs' partner cards
+    if partner_hid:
+        out[:, 4] = _partner_down(face_down[i], face_down[j], left)
+    elif down:  # an opponent hid it: its own draw's card
+        out[:, 4] = face_down[i] if hider == 1 else face_down[j]
+    out[:, 2] = left & ~out[:, 4]
+    return np.resize(out, (n, out.shape[1]))  # fewer distinct deals than n exist: some come twice
+
+
+def _partner_down(first_down: np.ndarray, second_down: np.ndarray, left: np.ndarray) -> np.ndarray:
+    """The card the partner hid in a pair of draws: the first draw's face-down card if it is
+    left to the partner, else the second's (0 when neither is)."""
+    return np.where(first_down & left, first_down, second_down & left)
+
+
+def _match_points(rules: Rules, view: SeatInfo, seat: int) -> np.ndarray:
+    """(1, 2) match points by absolute team, from the observation's (mine, theirs) / target."""
+    points = np.zeros((1, 2))
+    points[0, seat % 2], points[0, 1 - seat % 2] = (np.rint(x * rules.target) for x in view.match_score)
+    return points
+
+
+def _chance(
+    policy: Any,
+    encoder: ObservationEncoder,
+    worlds: State,
+    mover: int,
+    move: np.ndarray | int,
+    epsilon: float,
+    score: np.ndarray | None,
+) -> np.ndarray:
+    """(M,) the chance of ``move`` under the policy at ``mover``'s turn in each world."""
+    M = worlds.batch_size
+    bits = legal_bits(worlds)
+    masks = unpack_sets(bits, NUM_ACTIONS).view(bool)
+    counts = masks.sum(axis=1)
+    chance = np.ones(M)  # a forced move has chance 1: the policy is asked only where there was a choice
+    free = np.flatnonzero(counts > 1)
+    if free.size == 0:
+        return chance
+    move = np.broadcast_to(np.asarray(move, np.int64), (M,))[free]
+    probabilities = getattr(policy, "probabilities", None)
+    act_state = getattr(policy, "act_state", None)  # reads the core state: no observation to encode
+    if act_state is not None and not callable(probabilities):
+        # The worlds share the history, so two with the same cards for the mover (and the same
+        # face-down card if it hid it) are the same to it: the policy weighs each such hand once.
+        # The key: the hand's 52 bits, and above them the face-down card the mover hid, plus one.
+        hid = np.where(worlds.hider[free] == mover, worlds.face_down[free] + 1, 0).astype(np.uint64)
+        own = worlds.hands[free, mover] | hid << np.uint64(NUM_CARDS)
+        _, first, inverse = np.unique(own, return_index=True, return_inverse=True)
+        chosen = act_state(worlds, bits[free], free[first][inverse])
+        chance[free] = (1.0 - epsilon) * (chosen == move) + epsilon / counts[free]
+        return chance
+    obs = encoder.encode(worlds, np.full(M, mover), None if score is None else np.repeat(score, M, axis=0), legal=bits)[
+        free
+    ]
+    if callable(probabilities):
+        p = np.asarray(probabilities(obs, masks[free]), np.float64)[np.arange(free.size), move]
+    else:
+        p = (np.asarray(policy.act(obs, masks[free])) == move).astype(np.float64)
+    chance[free] = (1.0 - epsilon) * p + epsilon / counts[free]
+    return chance
