@@ -96,7 +96,7 @@ def _named_agent(key: str, rules: Rules, seed: int | None, text: str | None = No
         agent.name = "trained"
         return agent
     if _is_search(key):
-        return _search_agent(key, rules, seed, key)  # TODO(exit): text, once parse_search_spec takes paths
+        return _search_agent(key, rules, seed, key if text is None else text)
     return RuleBasedAgent(rules, key, seed=seed)
 
 

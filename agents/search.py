@@ -21,7 +21,9 @@ Spec syntax (``agents.make``, ``--a`` in the arena): ``search`` or
 
 - ``k``: deals sampled per decision, an integer >= 1;
 - ``rollout``: the policy that plays the hands out at every seat: ``random``, a rule-based level
-  (``easy``, ``medium``, ``hard``) or ``trained`` (the shipped network; needs torch);
+  (``easy``, ``medium``, ``hard``), ``trained`` (the shipped network; needs torch), or a trained
+  network's run folder or ``.pt`` file (``rollout=runs/exit``: what ``agents.load`` reads; a
+  path that is missing or a network trained for other rules is an error naming it);
 - ``exact``: tricks left (the current one included) from which every line of play is searched
   instead of rolled out, an integer from 0 (roll out to the end) to 3 (the tree grows about a
   hundredfold per trick);
@@ -47,7 +49,9 @@ Spec syntax (``agents.make``, ``--a`` in the arena): ``search`` or
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, fields
+from pathlib import Path
 
 import numpy as np
 
@@ -101,6 +105,7 @@ def parse_search_spec(spec: str) -> SearchSpec:
     keys = [f.name for f in fields(SearchSpec)]
     for item in filter(None, (part.strip() for part in rest.split(","))):
         key, eq, value = (x.strip() for x in item.partition("="))
+        key = key.lower()  # the value keeps its case: a rollout may be a path
         if not eq or key not in keys:
             raise ValueError(f"search spec {spec!r}: {item!r} is not key=value with a key of {', '.join(keys)}")
         values[key] = _spec_value(spec, key, value)
@@ -110,9 +115,14 @@ def parse_search_spec(spec: str) -> SearchSpec:
 def _spec_value(spec: str, key: str, value: str) -> object:
     """One checked value of a search spec."""
     if key == "rollout":
-        if value.lower() not in ROLLOUT_NAMES:
-            raise ValueError(f"search spec {spec!r}: rollout={value!r} is no rollout agent; one of {ROLLOUT_NAMES}")
-        return value.lower()
+        if value.lower() in ROLLOUT_NAMES:
+            return value.lower()
+        if "/" in value or "\\" in value or value.endswith(".pt") or Path(value).exists():
+            return value  # a trained network, loaded (and checked) by agents.load
+        raise ValueError(
+            f"search spec {spec!r}: rollout={value!r} is no rollout agent; one of {ROLLOUT_NAMES}, "
+            "or a trained network's run folder or .pt file"
+        )
     try:
         number = int(value) if key in ("k", "exact", "infer", "draws") else float(value)
     except ValueError:
@@ -201,15 +211,40 @@ class SearchAgent:
         obs, legal = self._checked(observations, masks)
         actions = np.argmax(legal, axis=1).astype(np.int64)
         rows = np.flatnonzero(legal.sum(axis=1) > 1)  # a forced move needs no search
-        games = np.cumsum(self.spec.k * legal[rows].sum(axis=1))  # games stepped up to each decision
-        start = 0
-        while start < rows.size:  # groups of decisions whose games fit in one batch (at least one)
-            before = games[start - 1] if start else 0
-            stop = max(start + 1, int(np.searchsorted(games, before + self.max_games, side="right")))
-            group = rows[start:stop]
-            actions[group] = self._search(obs[group], legal[group])
-            start = stop
+        for part in self._groups(self.spec.k * legal[rows].sum(axis=1)):
+            actions[rows[part]] = self._search(obs[rows[part]], legal[rows[part]])
         return actions
+
+    def _groups(self, games: np.ndarray) -> Iterator[slice]:
+        """Consecutive groups of decisions (``games``: each one's games) whose games fit in one
+        batch of ``max_games`` (at least one decision a group)."""
+        ends = np.cumsum(games)  # games stepped up to each decision
+        start = 0
+        while start < ends.size:
+            before = ends[start - 1] if start else 0
+            stop = max(start + 1, int(np.searchsorted(ends, before + self.max_games, side="right")))
+            yield slice(start, stop)
+            start = stop
+
+    def values(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """(B, 53) float32: every legal move's mean outcome for the observer's team over K sampled
+        deals (:func:`team_value`'s points), NaN on illegal moves and on forced decisions (one
+        legal action: nothing to search). What expert iteration learns from
+        (:mod:`mendikot_env.training.search_targets`). One card of each run of equal cards is
+        played out and the others take its value (:func:`equal_runs`); all decisions are
+        searched together, in groups whose games fit ``max_games``."""
+        obs, legal = self._checked(observations, masks)
+        values = np.full(legal.shape, np.nan, dtype=np.float32)
+        rows = np.flatnonzero(legal.sum(axis=1) > 1)
+        beliefs = [Belief(InfoState(self.rules, obs[row], legal[row])) for row in rows]
+        moves = [np.flatnonzero(legal[row]) for row in rows]
+        runs = [equal_runs(belief, move) for belief, move in zip(beliefs, moves, strict=True)]
+        kept = [distinct for distinct, _ in runs]
+        for part in self._groups(np.array([self.spec.k * distinct.size for distinct in kept], dtype=np.int64)):
+            searched = self._evaluate(beliefs[part], kept[part], self.spec.k)
+            for i, value in zip(range(rows.size)[part], searched, strict=True):
+                values[rows[i], moves[i]] = value.mean(axis=0)[runs[i][1]]
+        return values
 
     def _checked(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """A batch of plain observations or of observations with the history pieces, checked."""
@@ -379,6 +414,17 @@ def distinct_moves(belief: Belief, moves: np.ndarray, prefer: int) -> np.ndarray
             key = (suit, (others >> (suit * NUM_RANKS + rank + 1) & ((1 << (NUM_RANKS - 1 - rank)) - 1)).bit_count())
         kept.setdefault(key, move)
     return np.array(sorted(kept.values()), dtype=np.int64)
+
+
+def equal_runs(belief: Belief, moves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``moves`` (:func:`distinct_moves`) and, for each of ``moves``, the index of
+    the distinct one that stands for its run (equal cards: the same outcome in every deal)."""
+    kept = distinct_moves(belief, moves, int(moves[0]))
+    stands = np.searchsorted(kept, moves)
+    for i in np.flatnonzero(kept[np.minimum(stands, kept.size - 1)] != moves):
+        pairs = (distinct_moves(belief, np.array([other, moves[i]]), int(other)).size for other in kept)
+        stands[i] = next(j for j, size in enumerate(pairs) if size == 1)
+    return kept, stands
 
 
 def _split_seed(seed: int | None) -> tuple[np.random.Generator, int | None]:

@@ -93,7 +93,6 @@ def network_file(path: Path, rules: Rules) -> Path:
     return export_agent(build_network(rules, network_spec(rules, args)), rules, args, path)
 
 
-@pytest.mark.skip(reason="the search parses rollout paths once the infostate branch is merged")
 def test_the_search_rolls_out_with_a_network_named_by_its_path(tmp_path: Path) -> None:
     from agents.neural import NeuralAgent
     from agents.search import SearchAgent

@@ -106,10 +106,9 @@ def test_a_folder_of_another_run_or_rules_and_a_corrupt_shard_are_refused(tmp_pa
 
 
 def test_equal_cards_are_played_out_once_and_share_a_value() -> None:
-    from agents.search import distinct_moves
+    from agents.search import distinct_moves, equal_runs
     from mendikot_env import core
     from mendikot_env.belief import Belief, InfoState
-    from mendikot_env.training.search_targets import equal_runs
 
     rules = Rules()
     state = core.new_hands(rules, 1, rng=0)

@@ -42,9 +42,8 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, seed_agent
-from agents.search import SearchAgent, distinct_moves, team_value
+from agents.search import SearchAgent, team_value
 from mendikot_env import core
-from mendikot_env.belief import Belief, InfoState
 from mendikot_env.cards import NUM_ACTIONS
 from mendikot_env.observation import ObservationEncoder
 from mendikot_env.rules import Rules
@@ -223,7 +222,7 @@ def label_hands(
         bits = core.legal_bits(state)
         obs = encoder.encode(state, state.current, legal=bits)[live]
         masks = core.legal_action_mask(state)[live]
-        values = move_values(search, obs, masks)
+        values = search.values(obs, masks)
         if mover is None:  # the search's best move; a forced one has no values
             chosen = np.where(np.isfinite(values).any(axis=1), np.nanargmax(np.nan_to_num(values, nan=-np.inf), 1), 0)
             chosen = np.where(masks.sum(axis=1) > 1, chosen, masks.argmax(axis=1))
@@ -240,39 +239,3 @@ def label_hands(
     sign = np.where(np.concatenate(seats) % 2 == 0, 1, -1).astype(np.float32)
     arrays["outcomes"] = sign * team0[arrays["hands"]]
     return arrays
-
-
-def move_values(search: SearchAgent, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """(N, 53) float32: the search's mean outcome of every legal move for the observer's team
-    over K sampled deals, NaN on illegal moves and forced decisions. Only one card of each run
-    of equal cards is played out (:func:`agents.search.distinct_moves`), the others take its
-    value; the decisions are searched together, in groups whose games fit ``search.max_games``."""
-    values = np.full(masks.shape, np.nan, dtype=np.float32)
-    rows = np.flatnonzero(masks.sum(axis=1) > 1)
-    k, rules = search.spec.k, search.rules
-    beliefs = [Belief(InfoState(rules, observations[row], masks[row])) for row in rows]
-    legal = [np.flatnonzero(masks[row]) for row in rows]
-    runs = [equal_runs(belief, moves) for belief, moves in zip(beliefs, legal, strict=True)]
-    moves = [kept for kept, _ in runs]
-    games = np.cumsum([k * move.size for move in moves])
-    start = 0
-    while start < rows.size:
-        before = games[start - 1] if start else 0
-        stop = max(start + 1, int(np.searchsorted(games, before + search.max_games, side="right")))
-        group = slice(start, stop)
-        for i, value in zip(range(start, stop), search._evaluate(beliefs[group], moves[group], k), strict=True):
-            values[rows[i], legal[i]] = value.mean(axis=0)[runs[i][1]]
-        start = stop
-    return values
-
-
-def equal_runs(belief: Belief, moves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct ``moves`` (:func:`agents.search.distinct_moves`) and, for each of ``moves``,
-    the index of the distinct one that stands for its run."""
-    kept = distinct_moves(belief, moves, int(moves[0]))
-    stands = np.searchsorted(kept, moves)
-    for i in np.flatnonzero(kept[np.minimum(stands, kept.size - 1)] != moves):
-        stands[i] = next(
-            j for j, other in enumerate(kept) if distinct_moves(belief, np.array([other, moves[i]]), other).size == 1
-        )
-    return kept, stands
