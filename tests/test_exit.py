@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -64,10 +65,14 @@ def test_a_resumed_run_ends_as_one_never_stopped_and_plays_as_an_agent(tmp_path:
     assert 0 <= result.win_rate <= 1
 
 
-def test_the_policy_learns_the_search_values(tmp_path: Path) -> None:
-    out = expert_iteration.train(tiny_args(tmp_path, max_iterations=3, exit_window=3, epochs=20))
+def test_the_policy_learns_the_search_values_and_the_search_rolls_out_with_it(tmp_path: Path) -> None:
+    args = tiny_args(tmp_path, max_iterations=3, exit_window=3, epochs=20, exit_network_rollout=True)
+    out = expert_iteration.train(args)
     rows = read_rows(out / "metrics.jsonl")
     assert rows[-1]["losses/policy"] < rows[0]["losses/policy"], "the fit brings the policy to the targets"
+    manifests = [json.loads((out / "targets" / f"gen-00000{g}" / "manifest.json").read_text()) for g in (1, 2)]
+    assert "rollout spec" in manifests[0]["run_id"] and "rollout network" in manifests[1]["run_id"]
+    assert manifests[1]["search"].endswith("(network of generation 1)")
 
 
 def test_bad_settings_are_refused_before_any_work(tmp_path: Path) -> None:

@@ -138,7 +138,8 @@ def generate(
     search = make(args.exit_search, rules, seed=int(seeds[0]))
     if args.exit_network_rollout and generation > 1:  # the first network has learnt nothing yet
         rollout = NeuralAgent(network, rules, greedy=True, device=device, name="network")
-        search = SearchAgent(rules, rollout, replace(spec, rollout="trained"), seed=int(seeds[0]), name="search")
+        spec = replace(spec, rollout=f"network of generation {generation - 1}")  # a record, read by no code
+        search = SearchAgent(rules, rollout, spec, seed=int(seeds[0]), name=f"{args.exit_search} ({spec.rollout})")
     shards = -(-args.exit_hands // args.exit_shard_hands)
     return generate_targets(
         target_folder(out, generation),
