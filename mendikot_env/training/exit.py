@@ -170,7 +170,7 @@ def run_id(args: Args, network: nn.Module, generation: int) -> str:
 class TargetBatch:
     """The window's targets as tensors on the device."""
 
-    observations: torch.Tensor  # (N, D) float32: the plain observation (the network's input)
+    observations: torch.Tensor  # (N, D) float16: the plain observation (the network's input), half the memory
     masks: torch.Tensor  # (N, 53) bool
     policy: torch.Tensor  # (N, 53) float32: softmax of the move values over the temperature, 0 where illegal
     searched: torch.Tensor  # (N,) bool: a decision the search valued (two or more legal moves)
@@ -187,7 +187,7 @@ class TargetBatch:
         logits = torch.nan_to_num(values / args.exit_temperature, nan=-torch.inf)
         policy = torch.where(searched[:, None], torch.softmax(logits, dim=1), 0.0).nan_to_num(0.0)
         return cls(
-            observations=torch.from_numpy(np.ascontiguousarray(data["observations"][:, :plain])).to(device),
+            observations=torch.from_numpy(data["observations"][:, :plain].astype(np.float16)).to(device),
             masks=torch.from_numpy(data["masks"]).to(device),
             policy=policy.to(device),
             searched=searched.to(device),
@@ -209,7 +209,7 @@ def fit(
         order = torch.randperm(len(batch), generator=generator).to(batch.masks.device)
         for start in range(0, len(batch), args.minibatch):
             idx = order[start : start + args.minibatch]
-            logits, values = network(batch.observations[idx], batch.masks[idx])
+            logits, values = network(batch.observations[idx].float(), batch.masks[idx])
             log_probs = torch.log_softmax(logits, dim=-1).masked_fill(~batch.masks[idx], 0.0)
             searched = batch.searched[idx].float()
             cross_entropy = -(batch.policy[idx] * log_probs).sum(dim=-1)
@@ -243,10 +243,15 @@ def metrics_row(
     """One generation's log row: the PPO trainer's keys that apply, the labelling speed, and
     how often the network's move is one of the search's best (``charts/agreement``, ties
     included: equal cards have equal values)."""
-    logits, _ = network(batch.observations, batch.masks)
-    target = batch.policy[batch.searched]  # a move of the best value has the target's largest share (ties too)
-    chosen = target.gather(1, logits[batch.searched].argmax(-1, keepdim=True)).squeeze(1)
-    agree = (chosen >= target.max(dim=1).values - 1e-6).float().mean().item()
+    agreed = 0.0
+    for start in range(0, len(batch), 8192):  # in slices: the window may hold millions of decisions
+        rows = slice(start, start + 8192)
+        logits, _ = network(batch.observations[rows].float(), batch.masks[rows])
+        searched = batch.searched[rows]
+        target = batch.policy[rows][searched]  # a move of the best value has the largest share (ties too)
+        chosen = target.gather(1, logits[searched].argmax(-1, keepdim=True)).squeeze(1)
+        agreed += (chosen >= target.max(dim=1).values - 1e-6).sum().item()
+    agree = agreed / max(int(batch.searched.sum()), 1)
     seconds = max(stats.seconds, 1e-9)
     return {
         "charts/samples_per_s": stats.labelled / seconds,

@@ -16,7 +16,7 @@ moves are played by the search itself (its best move by those values) or by anot
 - ``hands``: (N,) int64, the hand of the shard each decision belongs to.
 
 A target folder holds ``manifest.json`` (format, version, run id, rules, settings) and shards
-``shard-000000.npz``, ... Each shard is a pure function of the seed, its index and the search,
+``shard-000000.npz``, ... (compressed npz). Each shard is a pure function of the seed, its index and the search,
 and is written atomically (a temporary file, then a rename), so a killed run, started again
 with the same run id, keeps every shard written and redoes only the one it was writing.
 
@@ -127,7 +127,7 @@ def generate_targets(
             seed_agent(mover, int(shard_seed.generate_state(2)[1]))
         state = core.new_hands(rules, hands_per_shard, rng=np.random.default_rng(shard_seed))
         arrays = label_hands(state, search, encoder, mover)
-        write_atomic(path, lambda file, arrays=arrays: np.savez(file, **arrays))
+        write_atomic(path, lambda file, arrays=arrays: np.savez_compressed(file, **arrays))
         stats.shards += 1
         stats.decisions += len(arrays["outcomes"])
         stats.labelled += int(np.isfinite(arrays["values"]).any(axis=1).sum())
