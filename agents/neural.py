@@ -11,8 +11,9 @@ from typing import Any
 
 import numpy as np
 
+from mendikot_env import core
 from mendikot_env.checks import check_choice
-from mendikot_env.observation import observation_layout
+from mendikot_env.observation import ObservationEncoder, observation_layout
 from mendikot_env.rules import Rules
 from mendikot_env.seeding import check_seed
 
@@ -59,6 +60,7 @@ class NeuralAgent:
         self.generator = torch.Generator().manual_seed(0 if seed is None else check_seed(seed))
         self.advisor = make_advisor(getattr(network, "advisor", "none"), rules, getattr(network, "advisor_level", None))
         self.obs_size = observation_layout(rules).size  # before the advisor's one-hot
+        self.encoder = ObservationEncoder(rules)  # for state_values
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         import torch
@@ -81,6 +83,17 @@ class NeuralAgent:
         Raises:
             ValueError: a batch :func:`agents.base.check_batch` refuses (before torch sees it).
         """
+        return self._outputs(observations, masks)[0]
+
+    def state_values(self, state: core.State) -> np.ndarray:
+        """(B,) the value head's outcome for team 0 (seats 0, 2, ...) of every game of ``state``,
+        read from the observation of the seat to move: a search's leaf value (``search:leaf=``)."""
+        observations = self.encoder.encode(state, state.current)
+        values = self._outputs(observations, core.legal_action_mask(state))[1].cpu().numpy()
+        return np.where(state.current % 2 == 0, 1.0, -1.0) * values
+
+    def _outputs(self, observations: np.ndarray, masks: np.ndarray) -> tuple[Any, Any]:
+        """The network's masked logits and values of a checked batch (see :meth:`_logits`)."""
         import torch
 
         observations, legal = check_batch(observations, masks, self.obs_size, self.rules.n_players)
@@ -89,8 +102,8 @@ class NeuralAgent:
         with torch.no_grad(), precision_context(self.precision, self.device.type):
             obs = torch.from_numpy(np.ascontiguousarray(observations)).to(self.device)
             mask = torch.from_numpy(legal).to(self.device)
-            logits, _ = self.network(obs, mask)
-        return logits
+            logits, values = self.network(obs, mask)
+        return logits, values
 
     def seed(self, seed: int | None) -> None:
         self.generator.manual_seed(0 if seed is None else check_seed(seed))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from mendikot_env.rules import Rules, resolve_rules
 
@@ -151,11 +152,17 @@ def _search_agent(spec: str, rules: Rules, seed: int | None, text: str) -> Agent
     if settings.rollout in ROLLOUT_NAMES:
         rollout = _named_agent(settings.rollout, rules, seed)
     else:  # a trained network's run folder or file, checked to play these rules
-        try:
-            rollout = load(settings.rollout, rules, seed)
-        except ValueError as error:
-            raise ValueError(f"search spec {text!r}: rollout={settings.rollout!r}: {error}") from None
-    return SearchAgent(rules, rollout, settings, seed=seed, name=spec)
+        rollout = _spec_network(text, "rollout", settings.rollout, rules, seed)
+    leaf = None if settings.leaf is None else _spec_network(text, "leaf", settings.leaf, rules, seed).state_values
+    return SearchAgent(rules, rollout, settings, seed=seed, name=spec, leaf=leaf)
+
+
+def _spec_network(text: str, key: str, path: str, rules: Rules, seed: int | None) -> Any:
+    """The trained network a search spec's ``key`` names, loaded and checked for ``rules``."""
+    try:
+        return load(path, rules, seed)
+    except ValueError as error:
+        raise ValueError(f"search spec {text!r}: {key}={path!r}: {error}") from None
 
 
 def _run_folder_agent(folder: Path) -> Path:

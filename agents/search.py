@@ -43,13 +43,17 @@ Spec syntax (``agents.make``, ``--a`` in the arena): ``search`` or
   its own cards alone), the K likeliest pairs kept (:meth:`Belief.likeliest` with ``mix``;
   four players, else as 2). 2 and 3 need the history pieces and fall back to uniform deals on a plain
   observation; 3 is the default;
-- ``draws``: with ``infer`` 2 or 3, deals weighed per deal kept, an integer >= 1 (default 4).
+- ``draws``: with ``infer`` 2 or 3, deals weighed per deal kept, an integer >= 1 (default 4);
+- ``leaf``: a trained network's run folder or ``.pt`` file whose value head ends every rollout
+  ``cut`` tricks after the move (the value, for the team of the seat to move, read from that
+  seat's observation of the sampled deal): fewer steps a rollout, at the network's judgement;
+- ``cut``: with ``leaf``, the tricks the rollout plays first, an integer >= 0 (default 1).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -89,6 +93,8 @@ class SearchSpec:
     z: float = 1.0  # standard errors a move must gain over the rollout policy's own move
     infer: int = 3  # 0 uniform deals; 1 hide-only, 2 policy-weighted and 3 mixed inference (see _worlds)
     draws: int = 4  # with infer=2 or 3: deals weighed per deal kept
+    leaf: str | None = None  # a trained network whose value head ends the rollouts (None: none)
+    cut: int = 1  # with a leaf: tricks the rollout plays after the move's before the leaf value
 
 
 def parse_search_spec(spec: str) -> SearchSpec:
@@ -117,14 +123,18 @@ def _spec_value(spec: str, key: str, value: str) -> object:
     if key == "rollout":
         if value.lower() in ROLLOUT_NAMES:
             return value.lower()
-        if "/" in value or "\\" in value or value.endswith(".pt") or Path(value).exists():
+        if _is_path(value):
             return value  # a trained network, loaded (and checked) by agents.load
         raise ValueError(
             f"search spec {spec!r}: rollout={value!r} is no rollout agent; one of {ROLLOUT_NAMES}, "
             "or a trained network's run folder or .pt file"
         )
+    if key == "leaf":
+        if not _is_path(value):
+            raise ValueError(f"search spec {spec!r}: leaf={value!r} must be a trained network's run folder or .pt file")
+        return value
     try:
-        number = int(value) if key in ("k", "exact", "infer", "draws") else float(value)
+        number = int(value) if key in ("k", "exact", "infer", "draws", "cut") else float(value)
     except ValueError:
         number = -1
     if key == "infer":
@@ -132,12 +142,13 @@ def _spec_value(spec: str, key: str, value: str) -> object:
             raise ValueError(f"search spec {spec!r}: infer={value!r} must be 0, 1, 2 or 3")
         return number
     too_many = (key == "exact" and number > MAX_EXACT) or (key == "k" and number > MAX_K)
-    if not (number >= 0 if key in ("z", "exact") else number > 0) or too_many:
+    if not (number >= 0 if key in ("z", "exact", "cut") else number > 0) or too_many:
         kind = {
             "k": f"an integer from 1 to {MAX_K}",
             "exact": f"an integer from 0 to {MAX_EXACT}",
             "z": "a number >= 0",
             "draws": "an integer >= 1",
+            "cut": "an integer >= 0",
         }
         raise ValueError(
             f"search spec {spec!r}: {key}={value!r} must be {kind.get(key, 'a number of milliseconds > 0')}"
@@ -155,6 +166,9 @@ class SearchAgent:
         seed: seeds the deal sampler (None: fresh entropy).
         max_games: the most games stepped at once (decisions of a batch are grouped to fit).
         name: display name.
+        leaf: a value of states (the outcome for team 0 of each game, e.g. a trained network's
+            :meth:`~agents.neural.NeuralAgent.state_values`) that ends every rollout ``spec.cut``
+            tricks after the move (None: the rollouts play on).
 
     It reads the history pieces (``reads_history``): the arena, the Gymnasium views and
     ``env(history=True)`` give it observations with them, and its belief then replays the moves
@@ -171,8 +185,10 @@ class SearchAgent:
         seed: int | None = None,
         max_games: int = 4096,
         name: str = "search",
+        leaf: Callable[[core.State], np.ndarray] | None = None,
     ) -> None:
         self.rules, self.rollout, self.spec, self.name = rules, rollout, spec, name
+        self.leaf = leaf  # (B,) outcome for team 0 of the games of a state: ends the rollouts ``cut`` tricks on
         self.encoder = ObservationEncoder(rules)  # the rollouts' plain observations
         # A rollout agent that reads the core state itself (the rule-based bots' act_state)
         # plays the same moves without an observation encoded and parsed back every step.
@@ -361,19 +377,24 @@ class SearchAgent:
     def _play_out(self, state: core.State) -> np.ndarray:
         """(B,) the outcome for team 0 of every hand of ``state``: the rollout policy plays
         every seat until the outcome is settled (:func:`settled`, then :func:`team_value`) or
-        ``exact`` tricks are left (then :func:`exact_values`). The games still rolling are
+        ``exact`` tricks are left (then :func:`exact_values`), or, with a leaf value, ``cut``
+        tricks after the move (then the leaf's value). The games still rolling are
         kept together in one batch, so every step plays them all."""
         value = np.empty(state.batch_size)
         games = np.arange(state.batch_size)  # the game of ``state`` each row of the rolling batch is
         last = self.rules.n_tricks - self.spec.exact  # the rollout plays tricks before this one
+        stop = state.trick_no + self.spec.cut  # with a leaf value: the trick where it ends the rollout
         while True:
             ends = settled(state)
             exact = ~ends & (state.trick_no >= last)
-            if ends.any() or exact.any():
+            cut = ~ends & ~exact & (state.trick_no >= stop[games]) & (self.leaf is not None)
+            if ends.any() or exact.any() or cut.any():
                 value[games[ends]] = team_value(state)[ends]
                 if exact.any():
                     value[games[exact]] = exact_values(state.select(exact))
-                rolling = np.flatnonzero(~ends & ~exact)
+                if cut.any():
+                    value[games[cut]] = self.leaf(state.select(cut))
+                rolling = np.flatnonzero(~ends & ~exact & ~cut)
                 if rolling.size == 0:
                     return value
                 state, games = state.select(rolling), games[rolling]
@@ -425,6 +446,11 @@ def equal_runs(belief: Belief, moves: np.ndarray) -> tuple[np.ndarray, np.ndarra
         pairs = (distinct_moves(belief, np.array([other, moves[i]]), int(other)).size for other in kept)
         stands[i] = next(j for j, size in enumerate(pairs) if size == 1)
     return kept, stands
+
+
+def _is_path(value: str) -> bool:
+    """Whether a spec's value names a file or folder (a trained network) rather than an agent."""
+    return "/" in value or "\\" in value or value.endswith(".pt") or Path(value).exists()
 
 
 def _split_seed(seed: int | None) -> tuple[np.random.Generator, int | None]:

@@ -114,3 +114,32 @@ def test_the_search_rolls_out_with_a_network_named_by_its_path(tmp_path: Path) -
         agents.make(f"search:rollout={band}", Rules())
     with pytest.raises(ValueError, match="rollout='runs/missing'.*does not exist"):
         agents.load("search:rollout=runs/missing", Rules())
+
+
+def test_a_network_leaf_value_ends_the_rollouts_cut_tricks_after_the_move(tmp_path: Path) -> None:
+    import numpy as np
+
+    from mendikot_env import core
+    from mendikot_env.observation import ObservationEncoder
+
+    path = network_file(tmp_path / "net.pt", Rules())
+    search = agents.make(f"search:k=2,infer=0,exact=1,leaf={path},cut=1", Rules(), seed=0)
+    assert search.spec.leaf == str(path) and search.spec.cut == 1
+    seen: list[np.ndarray] = []
+    leaf = search.leaf
+
+    def counted(state: core.State) -> np.ndarray:
+        seen.append(state.trick_no.copy())
+        return leaf(state)
+
+    search.leaf = counted
+    state = core.new_hands(Rules(), 2, rng=0)
+    obs = ObservationEncoder(Rules(), history=True).encode(state, state.current)
+    values = search.values(obs, core.legal_action_mask(state))
+    assert np.isfinite(values[core.legal_action_mask(state)]).all()
+    assert seen and all((tricks == 1).all() for tricks in seen), "every rollout from the first trick ends at the second"
+    assert np.abs(leaf(state)).max() < 10
+    with pytest.raises(ValueError, match="leaf='nobody' must be a trained network"):
+        agents.make("search:leaf=nobody", Rules())
+    with pytest.raises(ValueError, match="cut='-1' must be an integer >= 0"):
+        agents.make(f"search:leaf={path},cut=-1", Rules())
