@@ -67,6 +67,7 @@ def test_a_resumed_run_ends_as_one_never_stopped_and_plays_as_an_agent(tmp_path:
 
 def test_the_policy_learns_the_search_values_and_the_search_rolls_out_with_it(tmp_path: Path) -> None:
     args = tiny_args(tmp_path, max_iterations=3, exit_window=3, epochs=20, exit_network_rollout=True)
+    args.exit_network_leaf = True
     out = expert_iteration.train(args)
     rows = read_rows(out / "metrics.jsonl")
     assert rows[-1]["losses/policy"] < rows[0]["losses/policy"], "the fit brings the policy to the targets"

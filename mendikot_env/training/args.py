@@ -358,6 +358,9 @@ class Args:
     exit_network_rollout: bool = False
     """exit only: from the second generation the search plays its rollouts with the current
     network instead of the spec's rollout agent"""
+    exit_network_leaf: bool = False
+    """exit only: from the second generation the search's rollouts end the spec's cut tricks
+    after the move at the current network's value (the leaf of a spec without leaf=)"""
     exit_hands: int = 256
     """exit only: hands of search self-play labelled per generation"""
     exit_shard_hands: int = 64

@@ -35,7 +35,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -136,10 +136,12 @@ def generate(
     spec = parse_search_spec(args.exit_search)
     seeds = np.random.SeedSequence([args.seed, generation]).generate_state(2, dtype=np.uint64) % SEED_MAX
     search = make(args.exit_search, rules, seed=int(seeds[0]))
-    if args.exit_network_rollout and generation > 1:  # the first network has learnt nothing yet
-        rollout = NeuralAgent(network, rules, greedy=True, device=device, name="network")
-        spec = replace(spec, rollout=f"network of generation {generation - 1}")  # a record, read by no code
-        search = SearchAgent(rules, rollout, spec, seed=int(seeds[0]), name=f"{args.exit_search} ({spec.rollout})")
+    if uses_network(args, generation):
+        learner = NeuralAgent(network, rules, greedy=True, device=device, name="network")
+        rollout = learner if args.exit_network_rollout else search.rollout
+        leaf = learner.state_values if args.exit_network_leaf else search.leaf
+        named = f"{args.exit_search} (network of generation {generation - 1})"
+        search = SearchAgent(rules, rollout, spec, seed=int(seeds[0]), name=named, leaf=leaf)
     shards = -(-args.exit_hands // args.exit_shard_hands)
     return generate_targets(
         target_folder(out, generation),
@@ -162,8 +164,14 @@ def run_id(args: Args, network: nn.Module, generation: int) -> str:
     digest = hashlib.sha256()
     for tensor in network.state_dict().values():
         digest.update(tensor.detach().cpu().numpy().tobytes())
-    rollout = f"network {digest.hexdigest()[:16]}" if args.exit_network_rollout and generation > 1 else "spec"
+    uses = f"rollout {args.exit_network_rollout} leaf {args.exit_network_leaf}"
+    rollout = f"network {digest.hexdigest()[:16]} ({uses})" if uses_network(args, generation) else "spec"
     return f"exit seed {args.seed} generation {generation} {args.exit_search} rollout {rollout}"
+
+
+def uses_network(args: Args, generation: int) -> bool:
+    """Whether this generation's search plays out with the network (the first one has learnt nothing yet)."""
+    return (args.exit_network_rollout or args.exit_network_leaf) and generation > 1
 
 
 @dataclass
