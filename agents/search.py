@@ -365,9 +365,7 @@ class SearchAgent:
         if not (self.spec.infer == 1 and worlds.hider[0] > 0 and (worlds.face_down >= 0).any()):
             return worlds  # no inference asked, no band card down, or the observer hid it
         worlds = core.State.concat([worlds, belief.worlds(n * (INFER_DRAWS - 1), self.rng, seat=0)])
-        B = worlds.batch_size
-        ids = np.nonzero(unpack_sets(worlds.deal, NUM_CARDS))[2].reshape(B, self.rules.n_players, -1)
-        dealt = core.new_hands(self.rules, B, deals=ids, dealers=worlds.dealer)
+        dealt = core.assemble_state(self.rules, worlds.deal.copy(), worlds.dealer, worlds.open_card)  # as dealt
         bits = core.legal_bits(dealt)
         obs = self.encoder.encode(dealt, dealt.current, legal=bits)
         chosen = np.asarray(self.rollout.act(obs, unpack_sets(bits, NUM_ACTIONS).view(bool)))

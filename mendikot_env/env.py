@@ -251,6 +251,24 @@ def _after_end(method: str) -> RuntimeError:
     return RuntimeError(f"raw_env.{method}() after the episode is over (env.agents is empty): call reset()")
 
 
+def _options_problem(
+    rules: Rules, render_modes: list[str], render_mode: Any, reward: Any, episode: Any, render_seat: Any, history: Any
+) -> str:
+    """What is wrong with the first of the env's own options that is wrong, or "" when none is."""
+    if render_mode is not None and render_mode not in render_modes:
+        return f"render_mode {render_mode!r} is not allowed; choose one of {render_modes}"
+    if reward not in REWARD_MODES:
+        return f"reward {reward!r} is not allowed; choose one of {list(REWARD_MODES)}"
+    if episode not in EPISODE_MODES:
+        return f"episode {episode!r} is not allowed; choose one of {list(EPISODE_MODES)}"
+    n = rules.n_players
+    if render_seat is not None and not (is_integer(render_seat) and render_seat in range(n)):
+        return f"render_seat {render_seat!r} is not a seat; use None or an integer 0..{n - 1}"
+    if not isinstance(history, bool | np.bool_):
+        return f"history {history!r} is not allowed; use True or False"
+    return ""
+
+
 class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
     """The unwrapped Mendikot env; see the module docstring for its documentation."""
 
@@ -274,20 +292,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         super().__init__()
         options = ("render_mode", "reward", "episode", "render_seat", "history")
         self.rules = resolve_rules(rules, other_options=options, **rule_fields)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode {render_mode!r} is not allowed; choose one of {self.metadata['render_modes']}"
-            )
-        if reward not in REWARD_MODES:
-            raise ValueError(f"reward {reward!r} is not allowed; choose one of {list(REWARD_MODES)}")
-        if episode not in EPISODE_MODES:
-            raise ValueError(f"episode {episode!r} is not allowed; choose one of {list(EPISODE_MODES)}")
-        n = self.rules.n_players
-        if render_seat is not None and not (is_integer(render_seat) and render_seat in range(n)):
-            raise ValueError(f"render_seat {render_seat!r} is not a seat; use None or an integer 0..{n - 1}")
+        modes = self.metadata["render_modes"]
+        if problem := _options_problem(self.rules, modes, render_mode, reward, episode, render_seat, history):
+            raise ValueError(problem)
         render_seat = None if render_seat is None else int(render_seat)
-        if not isinstance(history, bool | np.bool_):
-            raise ValueError(f"history {history!r} is not allowed; use True or False")
         self.render_mode = render_mode
         self.reward_mode = reward
         self.episode = episode
@@ -297,7 +305,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         self._public_encoder = ObservationEncoder(self.rules)  # env.state()'s public view has no history
         self.observation_layout = self.encoder.layout
         self.state_layout = state_layout(self.rules)
-        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.possible_agents = [f"player_{i}" for i in range(self.rules.n_players)]
         self.agent_name_mapping = {agent: i for i, agent in enumerate(self.possible_agents)}
         # One space object per agent, as PettingZoo's classic envs do: seeding or sampling
         # one agent's space leaves the others' random streams alone.

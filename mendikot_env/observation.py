@@ -360,49 +360,53 @@ class ObservationEncoder:
             out: optional (B, D) float32 array to write into (saves an allocation).
             legal: optional ``core.legal_bits(state)`` if the caller has it already.
         """
-        rules = self.rules
-        n, B = rules.n_players, state.batch_size
-        differences = [] if state.rules is rules else rules.hand_differences(state.rules)  # `is`: the hot path
-        if differences:
-            raise ValueError(
-                f"this encoder is for {rules}, not for the state's {state.rules} "
-                f"({'; '.join(differences)}): make ObservationEncoder(state.rules)"
-            )
-        given = seats
-        seats = np.asarray(seats)
-        if seats.dtype.kind not in "iu" and (seats.size or seats.dtype.kind not in "f"):  # [] reads as float64
-            # Refused, not cast: astype would truncate 1.9 to seat 1, and True or "0" are no seats.
-            shown = given.tolist() if isinstance(given, np.ndarray) else given
-            raise ValueError(f"seats must be integers 0..{n - 1} (or {NO_SEAT} for a finished game), got {shown!r}")
-        seats = seats.astype(np.int64, copy=False)
-        if seats.size != B:
-            raise ValueError(f"seats needs one observing seat per game: {B}, got shape {seats.shape}")
-        seats = seats.reshape(B)
+        B = state.batch_size
+        if problem := self._arguments_problem(state, seats, out):
+            raise ValueError(problem)
+        seats = np.asarray(seats).astype(np.int64, copy=False).reshape(B)
         if out is None:
             out = np.empty((B, self.size), dtype=np.float32)
-        elif out.shape != (B, self.size) or out.dtype != np.float32:
-            raise ValueError(f"out must be a ({B}, {self.size}) float32 array, got {out.shape} {out.dtype}")
         if B == 0:
             return out
         if B == 1:
-            seat = int(seats[0])
-            if not NO_SEAT <= seat < n:
-                raise ValueError(f"seats must be 0..{n - 1} (or {NO_SEAT} for a finished game), got [{seat}]")
-            seat = max(seat, 0)
+            seat = max(int(seats[0]), 0)
             info = seat_info(state, seat, None if legal is None else legal.item(0), self.history, self._seat_tables)
             out[0, : self._plain_size] = self._write_one(info, seat, match_score)
         else:
-            lowest = seats.min()
-            if lowest < NO_SEAT or seats.max() >= n:
-                bad = sorted(set(seats[(seats < NO_SEAT) | (seats >= n)].tolist()))
-                raise ValueError(f"seats must be 0..{n - 1} (or {NO_SEAT} for a finished game), got {bad}")
-            if lowest < 0:
+            if seats.min() < 0:
                 seats = np.maximum(seats, 0)
             info = seat_infos(state, seats, legal, self.history)
             self._write_batch(info, seats, match_score, out)
         if self.history:
             self._write_history(info, out)
         return out
+
+    def _arguments_problem(self, state: State, seats: Any, out: np.ndarray | None) -> str:
+        """What is wrong with :meth:`encode`'s arguments (the first thing found), or ""."""
+        rules = self.rules
+        n, B = rules.n_players, state.batch_size
+        differences = [] if state.rules is rules else rules.hand_differences(state.rules)  # `is`: the hot path
+        if differences:
+            return (
+                f"this encoder is for {rules}, not for the state's {state.rules} "
+                f"({'; '.join(differences)}): make ObservationEncoder(state.rules)"
+            )
+        given, seats = seats, np.asarray(seats)
+        if seats.dtype.kind not in "iu" and (seats.size or seats.dtype.kind not in "f"):  # [] reads as float64
+            # Refused, not cast: astype would truncate 1.9 to seat 1, and True or "0" are no seats.
+            shown = given.tolist() if isinstance(given, np.ndarray) else given
+            return f"seats must be integers 0..{n - 1} (or {NO_SEAT} for a finished game), got {shown!r}"
+        if seats.size != B:
+            return f"seats needs one observing seat per game: {B}, got shape {seats.shape}"
+        if out is not None and (out.shape != (B, self.size) or out.dtype != np.float32):
+            return f"out must be a ({B}, {self.size}) float32 array, got {out.shape} {out.dtype}"
+        if B == 1 and not NO_SEAT <= int(seats.reshape(-1)[0]) < n:
+            return f"seats must be 0..{n - 1} (or {NO_SEAT} for a finished game), got [{int(seats.reshape(-1)[0])}]"
+        seats = seats.astype(np.int64, copy=False).reshape(-1)
+        if B > 1 and (seats.min() < NO_SEAT or seats.max() >= n):
+            bad = sorted(set(seats[(seats < NO_SEAT) | (seats >= n)].tolist()))
+            return f"seats must be 0..{n - 1} (or {NO_SEAT} for a finished game), got {bad}"
+        return ""
 
     def encode_one(
         self, state: State, seat: int, match_score: np.ndarray | None = None, legal: int | None = None

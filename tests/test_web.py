@@ -207,8 +207,13 @@ def test_refusals_are_4xx_with_a_message_and_leave_the_game_unchanged(client: Te
             answer = client.post(url, json=body)
         assert answer.status_code == status and words in answer.json()["detail"], (url, body, answer.text)
     for raw in (b"{not json", b"[1, 2]", b"\xff"):
-        answer = client.post(f"/api/games/{game}/act", content=raw)
+        answer = client.post(f"/api/games/{game}/act", content=raw, headers={"content-type": "application/json"})
         assert answer.status_code == 400 and "JSON" in answer.json()["detail"]
+    # A form or text body is what another site's page can send without the browser asking first.
+    for kind in ("text/plain", "application/x-www-form-urlencoded", None):
+        raw = json.dumps({**who, "action": before["legal"][0]}).encode()
+        answer = client.post(f"/api/games/{game}/act", content=raw, headers={"content-type": kind} if kind else {})
+        assert answer.status_code == 415 and "application/json" in answer.json()["detail"]
     after = view(client, game, who)
     assert after["version"] == before["version"] and after["hand"] == before["hand"]
     assert client.post(f"/api/games/{game}/act", json={**who, "action": before["legal"][0]}).status_code == 200
@@ -438,3 +443,29 @@ def test_a_replayed_seat_view_shows_nothing_that_seat_did_not_know(client: TestC
             text = json.dumps({key: value for key, value in v.items() if key not in ("svg", "belief")})
             assert not {card for card in secret if re.search(rf"\b{card}\b", text)}, (step, seat)
             assert not drawn_cards(v["svg"]) & secret, (step, seat)
+
+
+def test_a_local_server_answers_only_to_its_own_host_names() -> None:
+    """Bound to this machine, the server refuses a request naming another host (a page of another
+    site that rebinds its name to 127.0.0.1 would send one): nothing of a table reaches it."""
+    app = create_app(allowed_hosts=["127.0.0.1", "localhost"])
+    with TestClient(app, base_url="http://127.0.0.1:8765") as local:
+        assert local.get("/api/options").status_code == 200
+        made = local.post("/api/games", json={}).json()
+    with TestClient(app, base_url="http://attacker.example:8765") as foreign:
+        assert foreign.get("/api/options").status_code == 400
+        assert (
+            foreign.get(f"/api/games/{made['game']}", params={"seat": made["seat"], "token": made["token"]}).status_code
+            == 400
+        )
+
+
+def test_a_record_that_cannot_be_saved_leaves_the_hand_played_and_kept(tmp_path: Path, capsys) -> None:
+    saved = tmp_path / "saved"
+    client = TestClient(create_app(save_dir=saved))
+    game, who = start(client, seed=3)
+    saved.write_text("a file where the folder was")  # the folder is gone mid-game
+    final = play_hand(client, game, who)
+    assert final["phase"] == "over", "the last move was played and answered"
+    assert "could not save" in capsys.readouterr().err
+    assert client.get(f"/api/games/{game}/records/1", params=who).json()["actions"], "the record is kept here"

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..cards import ASK_ACTION, CARD_BITS, NUM_CARDS, NUM_RANKS, TENS_MASK, pack_sets, set_to_cards, unpack_sets
-from ..core import CARD_SETS, HIDE, NO_CARD, NO_SEAT, NO_SUIT, OVER, PLAY, State, assemble_state, legal_bits, new_hands
+from ..core import CARD_SETS, HIDE, NO_CARD, NO_SEAT, NO_SUIT, OVER, PLAY, State, assemble_state, legal_bits
 from ..infostate import SeatInfo
 from ..observation import ObservationEncoder, same_but_match_score
 from ..rules import Rules
@@ -47,9 +47,8 @@ def replay_start(belief: DealSampler, hidden: np.ndarray, seat: int) -> tuple[St
         band = np.full(M, history.band_card)  # -1 before the hide
     if view.hider >= 0 and view.phase != HIDE:
         deal[:, absolute[view.hider]] |= CARD_BITS[band]
-    cards = np.nonzero(unpack_sets(deal))[2].reshape(M, n, rules.hand_size)
-    open_cards = np.full(M, view.open_card) if rules.trump_known_from_start else None
-    worlds = new_hands(rules, M, 0, deals=cards, dealers=absolute[view.dealer], open_cards=open_cards)
+    open_cards = np.full(M, view.open_card if rules.trump_known_from_start else NO_CARD)
+    worlds = assemble_state(rules, deal, np.full(M, absolute[view.dealer]), open_cards)  # dealt, nothing played
     moves: list[np.ndarray | int] = [band] if view.hider >= 0 and view.phase != HIDE else []
     for i, (_, card) in enumerate(history.plays):
         moves += [ASK_ACTION, card] if view.asked and i == history.reveal else [card]

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..records import RecordError, Replay, format_record, read_json, replay_from
+from ..records import OnStep, RecordError, Replay, format_record, read_json, replay_from
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -83,12 +83,12 @@ def _summary(data: Any) -> bool:
     return isinstance(data, dict) and SUMMARY_KEY in data and not any(key in data for key in RECORD_KEYS)
 
 
-def replayed(path: str, data: Any) -> Replay:
-    """The record read from ``path`` replayed, or a RecordError naming the file, as
-    :func:`~mendikot_env.records.load_record` gives."""
+def replayed(path: str, data: Any, on_step: OnStep | None = None) -> Replay:
+    """The record read from ``path`` replayed (``on_step`` as :func:`~mendikot_env.records.replay_record`
+    takes it), or a RecordError naming the file, as :func:`~mendikot_env.records.load_record` gives."""
     if isinstance(data, RecordError):
         raise data
-    return replay_from(path, data)
+    return replay_from(path, data, on_step)
 
 
 def check_all(records: list[tuple[str, Any]]) -> int:

@@ -16,6 +16,8 @@ import uvicorn
 from ..web.app import create_app
 from .common import check_output_paths
 
+LOOPBACK = ("127.0.0.1", "::1", "[::1]")
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("serve", help="play and replay in the browser: a local web table")
@@ -31,7 +33,9 @@ def run(args: argparse.Namespace) -> int:
     if args.port not in range(0, 65536):
         raise ValueError(f"--port {args.port} is not a port (0 to 65535)")
     save = None if args.save is None else Path(args.save)
-    app = create_app(save, args.replay)
+    # Bound to this machine only, it answers only to this machine's names (no DNS rebinding).
+    loopback = args.host in LOOPBACK
+    app = create_app(save, args.replay, allowed_hosts=[*LOOPBACK, "localhost"] if loopback else None)
     # The socket is bound here, so the URL printed names the port really listened on (--port 0).
     sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

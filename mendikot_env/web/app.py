@@ -27,6 +27,8 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -44,7 +46,15 @@ MAX_BODY = 4_000_000  # bytes: a folder of a few hundred records
 
 
 async def _body(request: Request) -> dict[str, Any]:
-    """The request's JSON object, or a 400 saying what is wrong with it."""
+    """The request's JSON object, or a 4xx saying what is wrong with it.
+
+    Only ``application/json`` is read: another site's page can send a form or text to this
+    server without the browser asking first, but JSON only after a check this server never
+    answers (no CORS headers), so no other page can play or start tables here.
+    """
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        raise Refused(415, f"send the body as JSON (Content-Type: application/json), not {kind or 'no type'}")
     raw = await request.body()
     if len(raw) > MAX_BODY:
         raise Refused(413, f"the request is larger than {MAX_BODY} bytes")
@@ -149,9 +159,13 @@ async def index(request: Request) -> Response:
     return FileResponse(STATIC / "index.html")
 
 
-def create_app(save_dir: Path | None = None, replay_paths: list[str] | None = None) -> Starlette:
+def create_app(
+    save_dir: Path | None = None, replay_paths: list[str] | None = None, allowed_hosts: list[str] | None = None
+) -> Starlette:
     """The app; ``save_dir`` keeps every finished hand's record, ``replay_paths`` are
-    records (files or folders) opened as a replay at start (``app.state.first_replay``)."""
+    records (files or folders) opened as a replay at start (``app.state.first_replay``);
+    ``allowed_hosts``: the host names a request may name (None: any), so that a server bound
+    to this machine does not answer a page whose site's name was rebound to 127.0.0.1."""
     tables, replays = Tables(save_dir), Replays()
     app = Starlette(
         routes=[
@@ -170,6 +184,7 @@ def create_app(save_dir: Path | None = None, replay_paths: list[str] | None = No
             Route("/api/replays/{replay}/search", answer(replay_search)),
         ],
         exception_handlers={Refused: _refused},
+        middleware=[] if allowed_hosts is None else [Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)],
     )
     app.state.tables, app.state.replays = tables, replays
     app.state.first_replay = replays.create(_read_paths(replay_paths)).id if replay_paths else None

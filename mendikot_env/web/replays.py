@@ -52,10 +52,11 @@ class ReplaySession:
             raise Refused(
                 400, "no game record to replay (give the .json records of play, arena, league or the web table)"
             )
-        self.names, self.data, self.replays = [], [], []
+        self.names, self.data, self.replays, self.states = [], [], [], []
         for name, data in kept:
+            states: list[core.State] = []  # the state before each action and at the end, from the one replayer
             try:
-                replay = replayed(name, data)
+                replay = replayed(name, data, lambda state, _event, kept=states: kept.append(state.copy()))
             except (ValueError, KeyError, TypeError, AttributeError) as error:  # a RecordError names the record
                 why = (
                     str(error) if isinstance(error, RecordError) else f"{name}: this record does not replay: {error!r}"
@@ -64,18 +65,13 @@ class ReplaySession:
             self.names.append(name)
             self.data.append(data)
             self.replays.append(replay)
+            self.states.append(states)
         self.searchers: dict[Any, Any] = {}
         self.lock = threading.Lock()
 
     def state_at(self, k: int, step: int) -> core.State:
-        """The state of record ``k`` after its first ``step`` actions."""
-        data, replay = self.data[k], self.replays[k]  # a record's card texts go to the one deal reader as written
-        state = core.new_hand(
-            replay.rules, rng=0, deal=data["deal"], dealer=data["dealer"], open_card=data["open_card"]
-        )
-        for event in self.replays[k].events[:step]:
-            core.step(state, np.array([event.action]), check=False)
-        return state
+        """The state of record ``k`` after its first ``step`` actions (a copy: callers may step it)."""
+        return self.states[k][step].copy()
 
     def where(self, k: Any, step: Any, seat: Any) -> tuple[int, int, int | None]:
         """The record, step and seat of a request, checked (seat None: every hand shown)."""
@@ -142,10 +138,7 @@ def belief_of(state: core.State, seat: int) -> dict[str, Any] | None:
     n = rules.n_players
     observation = history_encoder(rules).encode(state, np.array([seat]))[0]
     mask = core.legal_action_mask(state)[0] if int(state.current[0]) == seat else None
-    try:
-        belief = Belief(InfoState(rules, observation, mask))
-    except ValueError:  # the hide itself: nothing face down to reason about yet
-        return None
+    belief = Belief(InfoState(rules, observation, mask))
     marginals = belief.card_marginals()  # (slots, 52): relative seats, then the face-down card
     unseen = [c for c in range(NUM_CARDS) if marginals[:, c].sum() > 0]
     suits = None

@@ -15,6 +15,7 @@ person; the app turns it into a JSON answer and the table is left as it was.
 from __future__ import annotations
 
 import secrets
+import sys
 import threading
 from collections import OrderedDict, deque
 from pathlib import Path
@@ -186,7 +187,11 @@ class Table:
         record = make_record(self.state, 0, self.entries, players=players, meta={"table": self.id, "hand": self.hands})
         self.records.append((self.hands, record))
         if self.save_dir is not None:
-            save_record(record, self.save_dir / f"{self.id}-hand{self.hands:03d}.json")
+            path = self.save_dir / f"{self.id}-hand{self.hands:03d}.json"
+            try:
+                save_record(record, path)
+            except OSError as error:  # the hand is played and its record kept here: say so, play on
+                print(f"mendikot serve: could not save {path}: {error}", file=sys.stderr, flush=True)
 
     def record(self, hand: int) -> dict[str, Any]:
         for number, record in self.records:

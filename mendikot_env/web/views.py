@@ -17,6 +17,7 @@ from ..cards import ASK_ACTION, NUM_RANKS, SUIT_NAMES, action_str, card_str, set
 from ..commands.play import seat_names
 from ..picture.scene import card_scene
 from ..picture.svg import scene_svg, table_svg
+from ..render import trump_status
 from ..rules import Rules
 from .tables import PERSON, Table
 
@@ -91,6 +92,7 @@ def seat_view(table: Table, seat: int) -> dict[str, Any]:
         if table.last_trick is None
         else {"cards": [[s, card_str(c)] for s, c in table.last_trick[0]], "winner": table.last_trick[1]},
         "trump": None if trump < 0 else SUIT_NAMES[trump],
+        "trump_text": " ".join(trump_status(state, 0, names, symbols=False)).strip(),  # the text table's words
         "tens": [int(x) for x in tens[0]],
         "tricks": [int(x) for x in tricks[0]],
         "match": {

@@ -176,11 +176,10 @@ function renderSide(v) {
   const last = v.last_trick;
   $("last-trick").replaceChildren(el("h3", {}, "Last trick"),
     el("p", {}, last ? last.cards.map(([s, c]) => `${v.names[s]}: ${c}`).join(", ") + ` (taken by ${v.names[last.winner]})` : "none yet"));
-  const trump = v.trump ? v.trump : v.face_down_lies ? "face down" : "not set yet";
   $("score").replaceChildren(el("h3", {}, "Score"),
     el("p", {}, `Your team: ${count(v.tens[mine], "ten")}, ${count(v.tricks[mine], "trick")}. ` +
       `Theirs: ${count(v.tens[1 - mine], "ten")}, ${count(v.tricks[1 - mine], "trick")}.`),
-    el("p", {}, `Trump: ${trump}. Match (hand ${v.hand_number}): you ${v.match.scores[mine]}, them ${v.match.scores[1 - mine]}, to ${v.match.target}.`));
+    el("p", {}, `Trump: ${v.trump_text}. Match (hand ${v.hand_number}): you ${v.match.scores[mine]}, them ${v.match.scores[1 - mine]}, to ${v.match.target}.`));
   $("log").replaceChildren(...v.log.map((entry) => el("li", {}, `${v.names[entry.seat]}: ${entry.text}`)));
   $("log").scrollTop = $("log").scrollHeight;
 }
