@@ -39,6 +39,8 @@ def test_a_shard_holds_every_decision_with_its_move_values_and_outcome(tmp_path:
     n = len(data["outcomes"])
     assert stats.decisions == n == 2 * 13 * 4 and stats.shards == 1  # two hands, every seat's every card
     assert data["observations"].shape == (n, ObservationEncoder(rules, history=True).size)
+    hidden = data["hidden"].reshape(n, 5, 52)
+    assert (hidden[:, 0] == (data["observations"][:, :52] > 0)).all(), "the mover's own hand first"
     searched = data["masks"].sum(axis=1) > 1
     assert stats.labelled == searched.sum() > 0 and stats.labelled_per_cpu_s > 0
     assert np.isnan(data["values"][~data["masks"]]).all(), "illegal moves have no value"

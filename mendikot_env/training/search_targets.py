@@ -13,7 +13,14 @@ moves are played by the search itself (its best move by those values) or by anot
   team (:func:`agents.search.team_value`'s points), NaN on illegal moves and on every move of a
   forced decision (one legal action: nothing to search);
 - ``outcomes``: (N,) float32, how the hand ended for the mover's team, in the same points;
+- ``hidden``: (N, (n + 1) * 52) bool, what the mover cannot see: every hand by seat from the
+  mover's (:func:`~mendikot_env.observation.hidden_planes`), then the face-down card, for a
+  value that knows the cards (a centralised critic, a leaf value on sampled deals); never an
+  input of a policy that plays;
 - ``hands``: (N,) int64, the hand of the shard each decision belongs to.
+
+The observation with the history pieces decodes into the mover's information state
+(:func:`mendikot_env.observation.decode_info`).
 
 A target folder holds ``manifest.json`` (format, version, run id, rules, settings) and shards
 ``shard-000000.npz``, ... (compressed npz). Each shard is a pure function of the seed, its index and the search,
@@ -45,7 +52,7 @@ from agents.base import Agent, seed_agent
 from agents.search import SearchAgent, team_value
 from mendikot_env import core
 from mendikot_env.cards import NUM_ACTIONS
-from mendikot_env.observation import ObservationEncoder
+from mendikot_env.observation import ObservationEncoder, hidden_planes
 from mendikot_env.rules import Rules
 
 from .atomic import write_atomic
@@ -55,7 +62,7 @@ VERSION = 1
 MANIFEST = "manifest.json"
 # What a shard holds, and each array's dtype and width (None: one value per decision).
 SHARD_ARRAYS = {"observations": (np.float32, -1), "masks": (np.bool_, NUM_ACTIONS), "values": (np.float32, NUM_ACTIONS)}
-SHARD_ARRAYS |= {"outcomes": (np.float32, None), "hands": (np.int64, None)}
+SHARD_ARRAYS |= {"hidden": (np.bool_, -2), "outcomes": (np.float32, None), "hands": (np.int64, None)}
 
 
 class TargetsError(ValueError):
@@ -179,7 +186,7 @@ def read_shard(path: Path, rules: Rules) -> dict[str, np.ndarray]:
     Raises:
         TargetsError: naming the file and what is wrong with it.
     """
-    width = ObservationEncoder(rules, history=True).size
+    widths = {-1: ObservationEncoder(rules, history=True).size, -2: (rules.n_players + 1) * 52}
     try:
         with np.load(path, allow_pickle=False) as data:
             arrays = {name: data[name] for name in SHARD_ARRAYS}
@@ -187,7 +194,7 @@ def read_shard(path: Path, rules: Rules) -> dict[str, np.ndarray]:
         raise TargetsError(f"shard {path} cannot be read (corrupt or foreign file): {error}") from None
     rows = len(arrays["outcomes"])
     for name, (dtype, columns) in SHARD_ARRAYS.items():
-        shape = (rows,) if columns is None else (rows, width if columns == -1 else columns)
+        shape = (rows,) if columns is None else (rows, widths.get(columns, columns))
         if arrays[name].dtype != dtype or arrays[name].shape != shape:
             raise TargetsError(
                 f"shard {path}: {name!r} is {arrays[name].dtype} {arrays[name].shape}, expected {np.dtype(dtype)} "
@@ -214,7 +221,7 @@ def label_hands(
 ) -> dict[str, np.ndarray]:
     """Play every hand of ``state`` to the end (in place), the search valuing each decision."""
     B = state.batch_size
-    columns: dict[str, list[np.ndarray]] = {name: [] for name in ("observations", "masks", "values", "hands")}
+    columns: dict[str, list[np.ndarray]] = {name: [] for name in ("observations", "masks", "values", "hidden", "hands")}
     seats: list[np.ndarray] = []
     actions = np.zeros(B, dtype=np.int64)
     while not state.done.all():
@@ -228,7 +235,8 @@ def label_hands(
             chosen = np.where(masks.sum(axis=1) > 1, chosen, masks.argmax(axis=1))
         else:
             chosen = np.asarray(mover.act(encoder.for_agent(obs, mover), masks), dtype=np.int64)
-        for name, array in zip(columns, (obs, masks, values, live), strict=True):
+        hidden = hidden_planes(state, state.current)[live].astype(bool)
+        for name, array in zip(columns, (obs, masks, values, hidden, live), strict=True):
             columns[name].append(array)
         seats.append(state.current[live])
         actions[:] = 0
