@@ -15,6 +15,8 @@ deals and all moves are one batch on the core. Asking for the band card (action 
 like the others: its value is what the reveal shows in the sampled deals, never the true
 face-down card, which the agent cannot see (it reads only its observation and mask, as every
 agent does).
+:meth:`SearchAgent.values` gives every legal move's mean value for a batch of decisions
+instead of a move: what expert iteration learns from (:mod:`mendikot_env.training.exit`).
 
 Spec syntax (``agents.make``, ``--a`` in the arena): ``search`` or
 ``search:k=64,rollout=medium,exact=2,budget_ms=40,z=1`` with keys

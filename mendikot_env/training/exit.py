@@ -9,8 +9,9 @@ mask, the search's value of every legal move and the hand's outcome), and the fi
 in :func:`train` alternates them, one generation per iteration:
 
 1. generate: ``exit_hands`` hands of search self-play, every decision labelled, written as
-   shards under ``targets/gen-NNNNNN`` (with ``exit_network_rollout`` the search rolls out
-   with the current network from the second generation on);
+   shards under ``targets/gen-NNNNNN`` (from the second generation on, with
+   ``exit_network_rollout`` the search rolls out with the current network, with
+   ``exit_network_leaf`` its rollouts end at the network's value);
 2. fit the network to the last ``exit_window`` generations' targets: the policy head by
    cross-entropy to the softmax of the search's move values at ``exit_temperature`` (legal
    moves only; forced decisions have no policy target), the value head by squared error to
