@@ -144,3 +144,13 @@ def test_a_network_leaf_value_ends_the_rollouts_cut_tricks_after_the_move(tmp_pa
         agents.make("search:leaf=nobody", Rules())
     with pytest.raises(ValueError, match="cut='-1' must be an integer >= 0"):
         agents.make(f"search:leaf={path},cut=-1", Rules())
+
+
+def test_a_centralised_critic_learns_the_outcomes_and_serves_as_the_search_leaf(tmp_path: Path) -> None:
+    out = expert_iteration.train(tiny_args(tmp_path, max_iterations=2, critic="state", exit_network_leaf=True))
+    rows = read_rows(out / "metrics.jsonl")
+    assert all(row["losses/critic"] > 0 for row in rows), "the critic is fitted"
+    assert "leaf True" in json.loads((out / "targets" / "gen-000002" / "manifest.json").read_text())["run_id"]
+    saved = load_checkpoint(out / "agent.pt", kind="agent")
+    assert saved["network"]["value_head_trained"] and not any(name.startswith("critic.") for name in saved["model"])
+    assert isinstance(agents.load(out, Rules()).act, object)

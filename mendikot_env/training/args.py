@@ -273,10 +273,12 @@ class Args:
     """give the card scorer the suit of my face-down band card, the trump only the hider knows
     (False: the network of runs saved before this feature existed)"""
     critic: str = "observation"
-    """ppo only: what the value (the baseline of the advantages) sees: "observation", the
+    """ppo and exit: what the value (the baseline of the advantages) sees: "observation", the
     acting seat's own observation through the policy's torso, or "state", a separate network
     that also sees every hand and the face-down card (a centralised critic: it is used only
-    in training, the policy still sees only its observation, and agent files leave it out)"""
+    in training, the policy still sees only its observation, and agent files leave it out;
+    exit trains both values, and with exit_network_leaf the search's leaf is the critic, which
+    sees the sampled deal's hands)"""
     advisor: str = "none"
     """a rule-based agent ("easy", "medium", "hard") whose chosen move the network sees beside
     the observation, as one more card plane and input ("none": the observation alone); the
@@ -377,8 +379,8 @@ class Args:
         check_output_name("--out (Args.out)", self.out, "run folder")
         for name, allowed in CHOICES.items():
             check_choice(f"Args.{name}", getattr(self, name), allowed)
-        if self.critic == "state" and self.algorithm != "ppo":
-            raise ValueError(f"Args.critic 'state' needs algorithm 'ppo' (DMC has no critic), got {self.algorithm!r}")
+        if self.critic == "state" and self.algorithm == "dmc":
+            raise ValueError("Args.critic 'state' needs algorithm 'ppo' or 'exit' (DMC has no critic), got 'dmc'")
         self._check_ranges()
 
     def resolved_rules(self) -> Rules:

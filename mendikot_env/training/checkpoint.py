@@ -180,7 +180,10 @@ def export_agent(network: Network, rules: Rules, args: Args, path: Path) -> Path
         "kind": "agent",
         "rules": rules.to_dict(),
         # After a centralised-critic run the file's own value head was never trained.
-        "network": {**playing_spec(rules, args, network.advisor_level), "value_head_trained": args.critic != "state"},
+        "network": {
+            **playing_spec(rules, args, network.advisor_level),
+            "value_head_trained": args.critic != "state" or args.algorithm == "exit",
+        },
         "model": {k: v.detach().cpu().half() for k, v in network.playing_state_dict().items()},
     }
     return save_atomic(payload, path)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,8 @@ from agents.neural import NeuralAgent
 from agents.registry import make
 from agents.search import SearchAgent, parse_search_spec
 
-from ..observation import observation_layout
+from .. import core
+from ..observation import ObservationEncoder, hidden_planes, observation_layout
 from ..rules import Rules
 from ..run_folder import TRAINING_RUN_FILES, prepare_run_folder
 from ..seeding import SEED_MAX
@@ -60,7 +62,7 @@ from .metrics import MetricsLog
 from .search_targets import TargetStats, generate_targets, read_targets
 
 EXIT_RUN_FILES = (*TRAINING_RUN_FILES, "targets")  # what --overwrite deletes
-LOSSES = ("policy", "value")  # logged as losses/NAME
+LOSSES = ("policy", "value", "critic")  # logged as losses/NAME (critic: with critic="state" only)
 
 
 # ------------------------------------------------------------------------ the loop
@@ -140,7 +142,9 @@ def generate(
     if uses_network(args, generation):
         learner = NeuralAgent(network, rules, greedy=True, device=device, name="network")
         rollout = learner if args.exit_network_rollout else search.rollout
-        leaf = learner.state_values if args.exit_network_leaf else search.leaf
+        leaf = search.leaf
+        if args.exit_network_leaf:  # the critic on the sampled deal's hands, else the value head
+            leaf = critic_leaf(network, rules) if args.critic == "state" else learner.state_values
         named = f"{args.exit_search} (network of generation {generation - 1})"
         search = SearchAgent(rules, rollout, spec, seed=int(seeds[0]), name=named, leaf=leaf)
     shards = -(-args.exit_hands // args.exit_shard_hands)
@@ -153,6 +157,21 @@ def generate(
         hands_per_shard=args.exit_shard_hands,
         seed=int(seeds[1]),
     )
+
+
+def critic_leaf(network: nn.Module, rules: Rules) -> Callable[[core.State], np.ndarray]:
+    """A search's leaf value from the centralised critic: the outcome for team 0 of each game of
+    a state, read from the seat to move's observation plus every hand of the (sampled) deal."""
+    encoder = ObservationEncoder(rules)
+
+    @torch.no_grad()
+    def leaf(state: core.State) -> np.ndarray:
+        device = next(network.parameters()).device
+        obs = torch.from_numpy(encoder.encode(state, state.current)).to(device)
+        hidden = torch.from_numpy(hidden_planes(state, state.current)).to(device)
+        return np.where(state.current % 2 == 0, 1.0, -1.0) * network.critic_value(obs, hidden).cpu().numpy()
+
+    return leaf
 
 
 def target_folder(out: Path, generation: int) -> Path:
@@ -184,6 +203,7 @@ class TargetBatch:
     policy: torch.Tensor  # (N, 53) float32: softmax of the move values over the temperature, 0 where illegal
     searched: torch.Tensor  # (N,) bool: a decision the search valued (two or more legal moves)
     outcomes: torch.Tensor  # (N,) float32: the hand's outcome for the mover's team
+    hidden: torch.Tensor | None  # (N, (n + 1) * 52) bool: every hand, for a centralised critic only
 
     @classmethod
     def of(cls, out: Path, rules: Rules, args: Args, generation: int, device: torch.device) -> TargetBatch:
@@ -201,6 +221,7 @@ class TargetBatch:
             policy=policy.to(device),
             searched=searched.to(device),
             outcomes=torch.from_numpy(data["outcomes"]).to(device),
+            hidden=torch.from_numpy(data["hidden"]).to(device) if args.critic == "state" else None,
         )
 
     def __len__(self) -> int:
@@ -224,9 +245,14 @@ def fit(
             cross_entropy = -(batch.policy[idx] * log_probs).sum(dim=-1)
             policy_loss = (cross_entropy * searched).sum() / searched.sum().clamp(min=1.0)
             value_loss = 0.5 * ((values - batch.outcomes[idx]) ** 2).mean()
-            optimizer_step(network, optimizer, policy_loss + args.value_coef * value_loss, args.max_grad_norm)
-            totals["policy"] += policy_loss.item()
-            totals["value"] += value_loss.item()
+            critic_loss = torch.zeros(())
+            if batch.hidden is not None:  # the centralised critic learns the same outcomes, seeing every hand
+                critic = network.critic_value(batch.observations[idx].float(), batch.hidden[idx].float())
+                critic_loss = 0.5 * ((critic - batch.outcomes[idx]) ** 2).mean()
+            loss = policy_loss + args.value_coef * (value_loss + critic_loss)
+            optimizer_step(network, optimizer, loss, args.max_grad_norm)
+            for name, term in zip(LOSSES, (policy_loss, value_loss, critic_loss), strict=True):
+                totals[name] += term.item()
             steps += 1
     return {name: total / max(steps, 1) for name, total in totals.items()}
 
