@@ -228,6 +228,12 @@ def new_hand(
     return _deal(rules, 1, make_rng(rng, "rng"), given)
 
 
+def validate_deals(rules: Rules, deals: Any, batch_size: int, one_game: bool = False) -> np.ndarray:
+    """Explicit deals checked and returned as a (B, n, hand_size) int64 array of card ids
+    (0.1.0's name for :func:`mendikot_env.deals.read_deal`'s cards, kept for its users)."""
+    return read_deal(rules, batch_size, deals, one_game=one_game).cards
+
+
 def _deal(rules: Rules, batch_size: int, rng: np.random.Generator, given: GivenDeal) -> State:
     """The deal behind new_hands and new_hand: the parts ``given`` leaves out are drawn."""
     n, h, B = rules.n_players, rules.hand_size, batch_size

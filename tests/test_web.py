@@ -7,7 +7,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 import tracemalloc
 import warnings
 from pathlib import Path
@@ -25,8 +24,9 @@ from mendikot_env import core  # noqa: E402
 from mendikot_env.cards import card_str, set_to_cards  # noqa: E402
 from mendikot_env.cli import main  # noqa: E402
 from mendikot_env.records import replay_record  # noqa: E402
-from mendikot_env.rules import PRESETS  # noqa: E402
+from mendikot_env.rules import PRESETS, Rules  # noqa: E402
 from mendikot_env.web.app import create_app  # noqa: E402
+from mendikot_env.web.timing import KINDS, answer_times  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # A face-up card as the project's SVG draws it: the rank's text, then the suit's pip.
@@ -341,30 +341,15 @@ def test_replay_steps_with_a_seats_belief_and_the_search_values(client: TestClie
     assert client.get(f"/api/replays/{replay}/search", params={"step": decision, "seat": 3}).status_code == 409
 
 
-def test_answers_are_fast_apart_from_thinking(client: TestClient) -> None:
-    """A seat's view, a played card (with the quick `hard` agents' moves after it) and the replay's
-    steps, with and without a seat's belief: the median answer of each within 50 ms."""
-    game, who = start(client, rules={"preset": "band"}, seed=12)
-    took: dict[str, list[float]] = {"view": [], "act": [], "replay": [], "belief": []}
-
-    def timed(kind: str, method: str, url: str, **options):
-        start_at = time.perf_counter()
-        answer = client.request(method, url, **options)
-        took[kind].append(time.perf_counter() - start_at)
-        assert answer.status_code == 200, answer.text
-        return answer.json()
-
-    v = view(client, game, who)
-    while v["phase"] != "over":
-        timed("view", "GET", f"/api/games/{game}", params=who)
-        v = timed("act", "POST", f"/api/games/{game}/act", json={**who, "action": choose(v)})
-    record = client.get(f"/api/games/{game}/records/1", params=who).json()
-    replay = client.post("/api/replays", json={"records": [{"name": "a", "data": record}]}).json()["replay"]
-    for step in range(1, len(record["actions"]), 4):
-        timed("replay", "GET", f"/api/replays/{replay}", params={"step": step})
-        timed("belief", "GET", f"/api/replays/{replay}", params={"step": step, "seat": 1})
-    medians = {kind: 1000 * sorted(times)[len(times) // 2] for kind, times in took.items()}
-    assert max(medians.values()) < 50, f"median ms: {medians}"
+def test_the_web_bench_times_every_kind_of_answer(capsys) -> None:
+    """``mendikot bench --web`` (speed is measured by the bench, not asserted by a test): every
+    kind of request is timed over whole hands and printed as a row."""
+    took = answer_times(Rules.preset("band"), hands=1, seed=12)
+    assert set(took) == set(KINDS) and all(times and min(times) > 0 for times in took.values())
+    assert len(took["act"]) >= 13 and len(took["belief"]) == len(took["replay"])
+    assert main(["bench", "--web", "--rules", "band"]) == 0
+    printed = capsys.readouterr().out
+    assert all(label in printed for label in KINDS.values()), printed
 
 
 def test_a_hundred_hands_do_not_grow_the_servers_memory() -> None:

@@ -47,6 +47,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="instead: win rate against --opponent and CPU ms per decision at batch one of search:k=K, per --k",
     )
+    instead.add_argument(
+        "--web",
+        action="store_true",
+        help="instead: ms per answer of the web table's API over whole hands (needs the web extra)",
+    )
     parser.add_argument(
         "--k", type=positive_int, nargs="+", default=[4, 8, 16, 32, 64, 128, 256], help="with --search: the K swept"
     )
@@ -203,6 +208,8 @@ def run(args: argparse.Namespace) -> int:
         from .bench_search import run as run_search  # lazily: the agents package is needed only here
 
         return run_search(rules, args.k, args.deals, args.opponent, args.seed, args.plot)
+    if args.web:
+        return _web_times(rules)
     if args.training:
         import torch
 
@@ -248,3 +255,15 @@ def _ratio_line(ratio: float, what: str) -> str:
     """The wrapped env's steps per second or instructions per step as a multiple of
     connect_four_v3's, stepped in the same loop."""
     return f"wrapped env() / connect_four_v3: {ratio:.2f}x the {what}"
+
+
+def _web_times(rules: Rules) -> int:
+    """The ``--web`` mode: median and slowest ms of each kind of the web table's answers."""
+    from ..web.timing import KINDS, answer_times  # lazily: the web extra is needed only here
+
+    took = answer_times(rules)
+    print(f"{'web table answer (ASGI test client, 2 hands)':<56}{'answers':>8}{'median ms':>11}{'slowest ms':>12}")
+    for kind, times in took.items():
+        ms = sorted(1000 * t for t in times)
+        print(f"{KINDS[kind]:<56}{len(ms):>8}{ms[len(ms) // 2]:>11.1f}{ms[-1]:>12.1f}")
+    return 0
