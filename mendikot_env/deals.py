@@ -48,7 +48,9 @@ def read_deal(
     Args:
         rules: must be a :class:`Rules` (a preset name is refused: ``Rules.preset(name)``).
         batch_size: number of games B, an integer 0 or more.
-        deals, dealers, open_cards: as ``core.new_hands`` takes them (None: drawn).
+        deals: the cards per game and seat, as ``core.new_hands`` takes them (None: drawn).
+        dealers: the dealer seat, one for all games or one per game (None: drawn).
+        open_cards: the open draw's card per game, ids or texts (None: drawn).
         one_game: the options are one game's, as ``core.new_hand`` and the env's reset take
             them (``deals`` is then ``[deal]``): errors speak of "the deal", "dealer" and
             "open_card" rather than of game numbers, "dealers" and "open_cards".
