@@ -245,8 +245,9 @@ def seat_infos(state: State, seats: np.ndarray, legal: np.ndarray | None = None,
     rows = batch_rows(B)
     # take() gathers table rows several times faster than fancy indexing does. Per-seat
     # fields are gathered (n, B), each relative seat's row contiguous, and kept as (B, n) views.
-    rel_seats = t.seats_from.take(seats, axis=0)  # (B, n): absolute seat of relative seat k
-    flat = np.ascontiguousarray((rows[:, None] * n + rel_seats).T)  # (n, B) index into the flat (B * n) arrays
+    # seats_from is symmetric ((s + k) % n), so a column gather gives the (n, B) layout directly.
+    rel_seats = t.seats_from.take(seats, axis=1)  # (n, B): absolute seat of relative seat k
+    flat = rel_seats + rows * n  # (n, B) index into the flat (B * n) arrays
     trick = state.trick_cards.reshape(-1).take(flat)
     mine_first = rows * 2 + t.teams_from.take(seats, axis=0).T  # (2, B) flat index: mine, theirs
     tens, tricks = np.array(taken_counts(state.taken.reshape(-1).take(mine_first), n), np.int64)  # each (2, B)
