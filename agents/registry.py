@@ -154,7 +154,8 @@ def _search_agent(spec: str, rules: Rules, seed: int | None, text: str) -> Agent
     else:  # a trained network's run folder or file, checked to play these rules
         rollout = _spec_network(text, "rollout", settings.rollout, rules, seed)
     leaf = None if settings.leaf is None else _spec_network(text, "leaf", settings.leaf, rules, seed).state_values
-    return SearchAgent(rules, rollout, settings, seed=seed, name=spec, leaf=leaf)
+    prior = None if settings.prior is None else _spec_network(text, "prior", settings.prior, rules, seed)
+    return SearchAgent(rules, rollout, settings, seed=seed, name=spec, leaf=leaf, prior=prior)
 
 
 def _spec_network(text: str, key: str, path: str, rules: Rules, seed: int | None) -> Any:

@@ -49,7 +49,11 @@ Spec syntax (``agents.make``, ``--a`` in the arena): ``search`` or
 - ``leaf``: a trained network's run folder or ``.pt`` file whose value head ends every rollout
   ``cut`` tricks after the move (the value, for the team of the seat to move, read from that
   seat's observation of the sampled deal): fewer steps a rollout, at the network's judgement;
-- ``cut``: with ``leaf``, the tricks the rollout plays first, an integer >= 0 (default 1).
+- ``cut``: with ``leaf``, the tricks the rollout plays first, an integer >= 0 (default 1);
+- ``prior``: a trained network's run folder or ``.pt`` file whose policy picks the moves
+  searched: its ``top`` likeliest distinct moves and the rollout policy's own (the baseline
+  the others must beat), so the deals are spent on fewer moves;
+- ``top``: with ``prior``, the network's moves searched, an integer >= 1 (default 3).
 """
 
 from __future__ import annotations
@@ -97,6 +101,8 @@ class SearchSpec:
     draws: int = 4  # with infer=2 or 3: deals weighed per deal kept
     leaf: str | None = None  # a trained network whose value head ends the rollouts (None: none)
     cut: int = 1  # with a leaf: tricks the rollout plays after the move's before the leaf value
+    prior: str | None = None  # a trained network whose policy picks the moves searched (None: every move)
+    top: int = 3  # with a prior: its likeliest moves searched, beside the rollout policy's own
 
 
 def parse_search_spec(spec: str) -> SearchSpec:
@@ -131,12 +137,14 @@ def _spec_value(spec: str, key: str, value: str) -> object:
             f"search spec {spec!r}: rollout={value!r} is no rollout agent; one of {ROLLOUT_NAMES}, "
             "or a trained network's run folder or .pt file"
         )
-    if key == "leaf":
+    if key in ("leaf", "prior"):
         if not _is_path(value):
-            raise ValueError(f"search spec {spec!r}: leaf={value!r} must be a trained network's run folder or .pt file")
+            raise ValueError(
+                f"search spec {spec!r}: {key}={value!r} must be a trained network's run folder or .pt file"
+            )
         return value
     try:
-        number = int(value) if key in ("k", "exact", "infer", "draws", "cut") else float(value)
+        number = int(value) if key in ("k", "exact", "infer", "draws", "cut", "top") else float(value)
     except ValueError:
         number = -1
     if key == "infer":
@@ -151,6 +159,7 @@ def _spec_value(spec: str, key: str, value: str) -> object:
             "z": "a number >= 0",
             "draws": "an integer >= 1",
             "cut": "an integer >= 0",
+            "top": "an integer >= 1",
         }
         raise ValueError(
             f"search spec {spec!r}: {key}={value!r} must be {kind.get(key, 'a number of milliseconds > 0')}"
@@ -188,9 +197,11 @@ class SearchAgent:
         max_games: int = 4096,
         name: str = "search",
         leaf: Callable[[core.State], np.ndarray] | None = None,
+        prior: Agent | None = None,
     ) -> None:
         self.rules, self.rollout, self.spec, self.name = rules, rollout, spec, name
         self.leaf = leaf  # (B,) outcome for team 0 of the games of a state: ends the rollouts ``cut`` tricks on
+        self.prior = prior  # an agent with probabilities(): picks the moves searched
         self.encoder = ObservationEncoder(rules)  # the rollouts' plain observations
         # A rollout agent that reads the core state itself (the rule-based bots' act_state)
         # plays the same moves without an observation encoded and parsed back every step.
@@ -294,10 +305,14 @@ class SearchAgent:
         errors, so sampling noise falls back on the policy rather than on a lucky move.
         """
         own = self.rollout.act(obs[:, : self.encoder.size], legal)
+        liked = None if self.prior is None else self.prior.probabilities(self.encoder.for_agent(obs, self.prior), legal)
         beliefs, moves, open_rows = [], [], []
         for row, (o, m, mine) in enumerate(zip(obs, legal, own, strict=True)):
             belief = Belief(InfoState(self.rules, o, m))
             distinct = distinct_moves(belief, np.flatnonzero(m), int(mine))
+            if liked is not None and distinct.size > self.spec.top + 1:  # the prior's likeliest, and the policy's own
+                likeliest = distinct[np.argsort(-liked[row, distinct], kind="stable")[: self.spec.top]]
+                distinct = np.union1d(likeliest, [int(mine)])
             if distinct.size > 1:  # equivalent moves only: the rollout policy's own is as good
                 beliefs.append(belief)
                 moves.append(distinct)

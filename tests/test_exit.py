@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
 import agents
+import mendikot_env
 from mendikot_env import Rules
 from mendikot_env.arena import duplicate_arena
 from mendikot_env.cli import main
@@ -154,3 +156,31 @@ def test_a_centralised_critic_learns_the_outcomes_and_serves_as_the_search_leaf(
     saved = load_checkpoint(out / "agent.pt", kind="agent")
     assert saved["network"]["value_head_trained"] and not any(name.startswith("critic.") for name in saved["model"])
     assert isinstance(agents.load(out, Rules()).act, object)
+
+
+def test_a_prior_network_picks_the_moves_the_search_compares(monkeypatch) -> None:
+    """``prior=PATH,top=N``: of each decision's distinct moves, the network's N likeliest and the
+    rollout policy's own are searched (the baseline), and the move played is one of them."""
+    from agents import search as search_module
+
+    path = str(Path(agents.__file__).parent / "trained" / "standard.pt")
+    search = agents.make(f"search:k=2,infer=0,exact=1,prior={path},top=1", Rules(), seed=0)
+    compared: list[tuple[np.ndarray, np.ndarray]] = []
+    real = search_module.SearchAgent._compare
+
+    def spy(self, beliefs, moves, own):
+        compared.extend(zip(moves, own, strict=True))
+        return real(self, beliefs, moves, own)
+
+    monkeypatch.setattr(search_module.SearchAgent, "_compare", spy)
+    env = mendikot_env.env(history=True)
+    env.reset(seed=3)
+    for _agent in env.agent_iter():
+        obs, _, done, truncated, _ = env.last()
+        env.step(None if done or truncated else int(search.act(obs["observation"][None], obs["action_mask"][None])[0]))
+    assert compared, "some decision had more than two distinct moves"
+    assert all(moves.size <= 2 and own in moves for moves, own in compared)
+    with pytest.raises(ValueError, match="top='0' must be an integer >= 1"):
+        agents.make(f"search:prior={path},top=0", Rules())
+    with pytest.raises(ValueError, match="prior='hard' must be a trained network"):
+        agents.make("search:prior=hard", Rules())
