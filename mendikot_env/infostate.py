@@ -250,7 +250,7 @@ def seat_infos(state: State, seats: np.ndarray, legal: np.ndarray | None = None,
     flat = rel_seats + rows * n  # (n, B) index into the flat (B * n) arrays
     trick = state.trick_cards.reshape(-1).take(flat)
     mine_first = rows * 2 + t.teams_from.take(seats, axis=0).T  # (2, B) flat index: mine, theirs
-    tens, tricks = np.array(taken_counts(state.taken.reshape(-1).take(mine_first), n), np.int64)  # each (2, B)
+    tens, tricks = taken_counts(state.taken.reshape(-1).take(mine_first), n, _count64)  # each (2, B) int64
     legal = legal_bits(state) if legal is None else legal
     winning, takers = trick_outlook_of(list(trick), state.led_suit, state.trump, state.trick_trumps, legal, t.outlook)
     over = state.phase == OVER
@@ -275,13 +275,25 @@ def seat_infos(state: State, seats: np.ndarray, legal: np.ndarray | None = None,
         take_lead=takers * ((seats == state.current) & (state.phase == PLAY)),
         tens=tens.T,
         tricks=tricks.T,
-        middle=np.array([popcount(state.middle & TENS_MASK), popcount(state.middle)], np.int64).T,
+        middle=_middle(state, B),
         trick_no=state.trick_no,
         phase=state.phase,
     )
     if history:
         info.play_order, info.reveal_at, info.revealed_card = _history(state)
     return info
+
+
+def _count64(sets: np.ndarray) -> np.ndarray:
+    """The cards in each set, as int64 (counts that the bots subtract must not be unsigned)."""
+    return popcount(sets).astype(np.int64)
+
+
+def _middle(state: State, B: int) -> np.ndarray:
+    """(B, 2) tens and cards lying in the middle: only Dehla Pakad leaves tricks there."""
+    if not state.rules.collects_two_in_a_row:
+        return np.zeros((B, 2), np.int64)
+    return np.stack([popcount(state.middle & TENS_MASK), popcount(state.middle)], axis=1).astype(np.int64)
 
 
 def _history(state: State) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
