@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .cards import SUIT_NAMES, SUIT_SYMBOLS, card_str, hand_str, is_integer, set_to_cards
 from .core import OVER, State, team_counts
@@ -33,6 +33,19 @@ def check_view(
     else:
         return
     raise ValueError(problem)
+
+
+def trump_change_text(state: State, trump_before: int, card_text: Callable[[int], str] = card_str) -> str:
+    """What an action just taken in game 0 showed of trump, as words to append to it: the cut
+    that set it, or the face-down card turned up as the turn passed ("" when trump did not
+    change). The terminal player and the web table narrate moves with it."""
+    trump = int(state.trump[0])
+    if trump == trump_before or trump < 0:
+        return ""
+    if state.rules.trump_by_first_cut:
+        return f" (cuts: {SUIT_NAMES[trump]} are trump)"
+    band = int(state.band_card[0])
+    return f"; the face-down {card_text(band)} is turned up, {SUIT_NAMES[trump]} are trump"
 
 
 def trump_status(

@@ -33,7 +33,7 @@ from ..cards import (
 from ..match import MatchState
 from ..observation import ObservationEncoder
 from ..records import make_record, save_record
-from ..render import render_text
+from ..render import render_text, trump_change_text
 from ..rules import Rules
 from ..seeding import derived_seed
 from .common import add_rules_arguments, check_output_paths, rules_from_args, seed_value
@@ -224,17 +224,8 @@ class TerminalGame:
             verb = "ask" if seat == self.human else "asks"
             self.say(f"{who} {verb} for the trump: {self.cs(face_down)} is turned up, {SUIT_NAMES[trump]} are trump.")
             return ""
-        text = f"{who} {self.cs(action)}"
-        trump = int(state.trump[0])
-        if trump != trump_before and trump >= 0:
-            if self.rules.trump_by_first_cut:
-                text += f" (cuts: {SUIT_NAMES[trump]} are trump)"
-            else:
-                # A reveal without asking (auto reveal, or the hider's last card) happens as
-                # the turn passes to the next player.
-                band = int(state.band_card[0])
-                text += f"; the face-down {self.cs(band)} is turned up, {SUIT_NAMES[trump]} are trump"
-        return text
+        # A reveal without asking (auto reveal, or the hider's last card) happens as the turn passes.
+        return f"{who} {self.cs(action)}" + trump_change_text(state, trump_before, self.cs)
 
     # -------------------------------------------------------------------------- input
 

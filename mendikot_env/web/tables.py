@@ -30,6 +30,7 @@ from ..cards import ASK_ACTION, SUIT_NAMES, action_str, card_str, parse_card, se
 from ..match import MatchState
 from ..observation import ObservationEncoder
 from ..records import make_record, save_record
+from ..render import trump_change_text
 from ..rules import PRESETS, Rules
 from ..seeding import derived_seed
 
@@ -219,12 +220,7 @@ def describe(state: core.State, action: int, hiding: bool, trump_before: int) ->
     trump = int(state.trump[0])
     if action == ASK_ACTION:
         return f"asks for the trump: {card_str(int(state.band_card[0]))} is turned up, {SUIT_NAMES[trump]} are trump"
-    text = f"plays {card_str(action)}"
-    if trump != trump_before and trump >= 0:
-        if state.rules.trump_by_first_cut:
-            return text + f" and cuts: {SUIT_NAMES[trump]} are trump"
-        return text + f"; the face-down {card_str(int(state.band_card[0]))} is turned up, {SUIT_NAMES[trump]} are trump"
-    return text
+    return f"plays {card_str(action)}" + trump_change_text(state, trump_before)
 
 
 def settings_from(body: dict[str, Any]) -> tuple[Rules, list[str], int, int | None]:
