@@ -184,3 +184,29 @@ def test_a_prior_network_picks_the_moves_the_search_compares(monkeypatch) -> Non
         agents.make(f"search:prior={path},top=0", Rules())
     with pytest.raises(ValueError, match="prior='hard' must be a trained network"):
         agents.make("search:prior=hard", Rules())
+
+
+def test_a_run_started_from_a_trained_network_takes_its_layers_and_weights(tmp_path: Path) -> None:
+    from agents.neural import load_neural_agent
+
+    start = network_file(tmp_path / "start.pt", Rules())  # hidden (32,), card_hidden 8
+    played = load_neural_agent(start).network.state_dict()
+    args = tiny_args(
+        tmp_path / "run", max_iterations=1, hidden=(16, 16), card_hidden=4, critic="state", init=str(start)
+    )
+    args.learning_rate = 1e-12  # a step that moves nothing: the run's weights stay the file's
+    out = expert_iteration.train(args)
+    saved = load_checkpoint(out / "checkpoint.pt", kind="training")
+    assert saved["network"]["hidden"] == [32] and saved["network"]["card_hidden"] == 8
+    assert any(name.startswith("critic.") for name in saved["model"]), "the critic starts fresh"
+    for name, weights in played.items():
+        assert torch.allclose(saved["model"][name], weights, atol=1e-6), name
+    assert main(["train", "--resume", str(out), "--max-iterations", "2"]) == 0  # a resume needs no init file
+    with pytest.raises(ValueError, match=r"--init \(Args.init\) 'runs/missing'.*does not exist"):
+        expert_iteration.train(tiny_args(tmp_path / "other", init="runs/missing"))
+    with pytest.raises(ValueError, match=r"--init \(Args.init\) 'hard' is not a trained network"):
+        train(tiny_args(tmp_path / "ppo", algorithm="ppo", init="hard"))
+    band = network_file(tmp_path / "band.pt", Rules.preset("band"))
+    with pytest.raises(ValueError, match="band.pt was trained for hands played otherwise"):
+        expert_iteration.train(tiny_args(tmp_path / "third", init=str(band)))
+    assert not (tmp_path / "other").exists() and not (tmp_path / "third").exists()

@@ -16,20 +16,25 @@ pytest.importorskip("matplotlib")
 pytest.importorskip("ipykernel")
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-NEEDS_TORCH = {"02_benchmark_bots.ipynb", "03_train_selfplay.ipynb"}  # the shipped trained agent, training
+NEEDS_TORCH = {
+    "02_benchmark_bots.ipynb",
+    "03_train_selfplay.ipynb",
+    "06_expert_iteration.ipynb",
+}  # trained agents, training
 
 
 def notebook_names() -> list[str]:
     return sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
 
 
-def test_the_five_notebooks_are_there() -> None:
+def test_the_six_notebooks_are_there() -> None:
     assert notebook_names() == [
         "01_quickstart.ipynb",
         "02_benchmark_bots.ipynb",
         "03_train_selfplay.ipynb",
         "04_hidden_trump.ipynb",
         "05_belief_and_search.ipynb",
+        "06_expert_iteration.ipynb",
     ]
 
 

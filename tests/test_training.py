@@ -399,7 +399,7 @@ def test_overwrite_deletes_only_the_old_runs_files(tmp_path: Path) -> None:
     # --overwrite deletes only once every other setting is good: a mistyped agent keeps the run.
     kept = sorted(out.iterdir())
     for change, option in [({"teacher": "hrad"}, "--teacher"), ({"pool_bots": ("easy", "hrad")}, "--pool-bots")]:
-        with pytest.raises(ValueError, match=rf"{option} \(Args\.\w+\) takes agent names \(random, .*\), got 'hrad'"):
+        with pytest.raises(ValueError, match=rf"{option} \(Args\.\w+\): unknown agent 'hrad'; known agents: random, "):
             train(tiny_args(out, **change), overwrite=True)
         assert sorted(out.iterdir()) == kept and load_checkpoint(out / "checkpoint.pt")["counters"]["iteration"] == 1
     (tmp_path / "file").write_text("")
@@ -1215,11 +1215,11 @@ def test_a_resume_refuses_another_out_folder(tmp_path: Path, capsys: pytest.Capt
 
 
 def test_training_agent_options_take_names_in_any_case() -> None:
-    from mendikot_env.training.loop import named_agent
+    from mendikot_env.training.loop import option_agent
 
-    assert named_agent("--teacher (Args.teacher)", "Hard", Rules()).name == "hard"
-    with pytest.raises(ValueError, match=r"--teacher \(Args.teacher\) takes agent names .* got 'runs/x'"):
-        named_agent("--teacher (Args.teacher)", "runs/x", Rules())
+    assert option_agent("--teacher (Args.teacher)", "Hard", Rules()).name == "hard"
+    with pytest.raises(ValueError, match=r"--teacher \(Args.teacher\): checkpoint 'runs/x' does not exist"):
+        option_agent("--teacher (Args.teacher)", "runs/x", Rules())
 
 
 @pytest.mark.parametrize(
@@ -1227,8 +1227,8 @@ def test_training_agent_options_take_names_in_any_case() -> None:
     [
         ({"device": "bogus"}, r"--device \(Args.device\) 'bogus': not a torch device"),
         ({"device": "cuda"}, "'cuda': CUDA is not available here; use --device cpu"),
-        ({"eval_opponents": ("random", "bogus")}, r"--eval-opponents .*takes agent names .* got 'bogus'"),
-        ({"eval_opponents": ("runs/standard",)}, r"--eval-opponents .*takes agent names \(random, .*trained, search\)"),
+        ({"eval_opponents": ("random", "bogus")}, r"--eval-opponents .*: unknown agent 'bogus'; known agents: random"),
+        ({"eval_opponents": ("runs/missing",)}, r"--eval-opponents .*: checkpoint 'runs/missing' does not exist"),
     ],
 )
 def test_a_bad_device_or_opponent_fails_before_any_training(

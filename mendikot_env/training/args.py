@@ -265,6 +265,10 @@ class Args:
     """seeds the deals, the seat assignment, the network init and the sampling"""
     games: int = 1024
     """hands played at once per collection (the batch of the core)"""
+    init: str = ""
+    """ppo and exit: a new run's network starts as this trained agent ("trained", a run folder
+    or an agent file, for the same hands): its layer sizes, features, advisor and weights
+    replace the run's own ("": fresh weights from the seed)"""
     hidden: tuple[int, ...] = (256, 128)
     """sizes of the context torso's hidden layers"""
     card_hidden: int = 32
@@ -314,11 +318,12 @@ class Args:
     imitate_iterations: int = 50
     """warm start: first iterations imitate the teacher (cross-entropy on its actions, value on results)"""
     teacher: str = "hard"
-    """rule-based agent imitated during the warm start"""
+    """agent imitated during the warm start (a name, a search spec, a run folder or agent file)"""
     pool_share: float = 0.8
     """share of the games in which one team is an opponent from the pool"""
     pool_bots: tuple[str, ...] = ("hard",)
-    """rule-based agents always in the pool"""
+    """fixed agents always in the pool: names ("hard"), search specs, run folders or agent
+    files (a search in the pool reads the moves seen, as in the arena)"""
     pool_bot_share: float = 0.75
     """share of the pool games played against the rule-based agents (the rest: snapshots)"""
     duplicate_baseline: bool = True
@@ -338,7 +343,7 @@ class Args:
     eval_deals: int = 400
     """deal pairs per evaluation (each deal played twice)"""
     eval_opponents: tuple[str, ...] = ("random", "hard")
-    """agents the learner is evaluated against"""
+    """agents the learner is evaluated against (names, search specs, run folders or agent files)"""
     checkpoint_every_minutes: float = 2.0
     """minutes between checkpoints (a crash loses at most this much work)"""
     precision: str = "float32"

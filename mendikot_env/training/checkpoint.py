@@ -115,6 +115,32 @@ def _run_network_args(args: Args, saved: dict[str, Any], out: Path) -> Args:
     return replace(args, **network)
 
 
+def init_network(args: Args, rules: Rules) -> tuple[Args, dict[str, torch.Tensor] | None, dict[str, Any] | None]:
+    """A new run's start from ``args.init`` (a trained agent: ``trained``, a run folder or an
+    agent file, checked to play ``rules``' hands): ``args`` with that network's layers,
+    features and advisor, its weights (without a critic: a ``critic="state"`` run starts its
+    critic fresh) and its advisor's level. Without ``init``: ``args`` as given and no weights."""
+    if not args.init:
+        return args, None, None
+    from agents.neural import NeuralAgent
+    from agents.registry import load
+
+    try:
+        agent = load(args.init, rules)
+    except ValueError as error:
+        raise ValueError(f"--init (Args.init) {args.init!r}: {error}") from None
+    if not isinstance(agent, NeuralAgent):
+        raise ValueError(f"--init (Args.init) {args.init!r} is not a trained network of mendikot train")
+    network = agent.network
+    fields = {
+        "hidden": tuple(layer.out_features for layer in network.torso if isinstance(layer, nn.Linear)),
+        "card_hidden": network.from_planes.out_features,
+        "hidden_trump_feature": network.hidden_trump_feature,
+        "advisor": network.advisor,
+    }
+    return replace(args, **fields), playing_weights(network.state_dict()), network.advisor_level
+
+
 def check_pool(pool: list[dict[str, torch.Tensor]], network: Network) -> None:
     """Each snapshot must fit the network that plays (without building one: that would draw
     from torch's global generator)."""

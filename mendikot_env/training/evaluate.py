@@ -21,14 +21,15 @@ def evaluate_against(
     device: torch.device | str = "cpu",
     others: dict[str, Any] | None = None,
 ) -> dict[str, float]:
-    """Greedy play of ``network`` against each named agent, and each agent of ``others`` by
-    the name its keys take (e.g. ``{"previous": agent}``): win rate and its 95% interval."""
-    from agents import make
+    """Greedy play of ``network`` against each agent of ``opponents`` (what ``agents.load``
+    takes: names, search specs, run folders), and each agent of ``others`` by the name its
+    keys take (e.g. ``{"previous": agent}``): win rate and its 95% interval."""
+    from agents import load
     from agents.neural import NeuralAgent
 
     learner = NeuralAgent(network, rules, greedy=True, device=device, name="learner")
     row: dict[str, float] = {}
-    named = {name: make(name, rules, seed=EVAL_SEED) for name in opponents}
+    named = {name: load(name, rules, seed=EVAL_SEED) for name in opponents}
     for name, opponent in {**named, **(others or {})}.items():
         result = duplicate_arena(rules, learner, opponent, deals=deals, seed=EVAL_SEED)
         row[f"eval/win_rate_vs_{name}"] = result.win_rate

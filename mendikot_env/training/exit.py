@@ -55,7 +55,7 @@ from ..rules import Rules
 from ..run_folder import TRAINING_RUN_FILES, prepare_run_folder
 from ..seeding import SEED_MAX
 from .args import Args
-from .checkpoint import TrainingState, export_agent, resume_state, save_atomic
+from .checkpoint import TrainingState, export_agent, init_network, resume_state, save_atomic
 from .evaluate import evaluate_against
 from .loop import check_finite_weights, initial_state, learning_rate, optimizer_step, set_threads, start_checks
 from .metrics import MetricsLog
@@ -83,14 +83,15 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
     out = Path(args.out)
     rules, device = start_checks(args, resume, overwrite, algorithms=("exit",))
     parse_search_spec(args.exit_search)  # a bad spec fails before any work, naming the value
-    saved = None
+    saved, weights, level = None, None, None
     if resume:
         saved, args = resume_state(out / "checkpoint.pt", rules, args, checkpoint)
     else:
+        args, weights, level = init_network(args, rules)  # a bad --init fails before --overwrite deletes
         hint = f"`mendikot train --resume {out}`" if (out / "checkpoint.pt").is_file() else None
         prepare_run_folder(out, EXIT_RUN_FILES, overwrite, resume_hint=hint)
     set_threads(args, device)
-    run = initial_state(rules, args, device, [], None)
+    run = initial_state(rules, args, device, [], level, weights)
     if saved is not None:
         run.restore(saved, out / "checkpoint.pt", args)
     network, counters = run.network, run.counters

@@ -53,7 +53,7 @@ from .args import (
     network_spec,
     playing_spec,
 )
-from .checkpoint import TrainingState, export_agent, resume_state, save_atomic
+from .checkpoint import TrainingState, export_agent, init_network, resume_state, save_atomic
 from .evaluate import evaluate_against
 from .metrics import MetricsLog
 from .pool import (
@@ -61,7 +61,7 @@ from .pool import (
     duplicated_opponents,
     grow_pool,
     make_pool_bots_and_teacher,
-    named_agent,
+    option_agent,
     pool_weights,
     snapshot_agent,
 )
@@ -76,7 +76,7 @@ __all__ = [  # what the command, the bench and notebooks take from here
     "export_agent",
     "learning_rate",
     "make_policy",
-    "named_agent",
+    "option_agent",
     "network_spec",
     "playing_spec",
     "playing_weights",
@@ -162,11 +162,13 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
         saved, args = resume_state(out / "checkpoint.pt", rules, args, checkpoint)
     bots, teacher = make_pool_bots_and_teacher(args, rules)  # a bad name fails before --overwrite deletes
     if not resume:
+        args, weights, level = init_network(args, rules)  # a bad --init fails before --overwrite deletes
         prepare_new_run_folder(out, overwrite)
+    else:  # the run keeps its advisor
+        weights, level = None, saved["network"].get("advisor_level")
     set_threads(args, device)
     encoder = ObservationEncoder(rules)
-    saved_level = None if saved is None else saved["network"].get("advisor_level")  # the run keeps its advisor
-    run = initial_state(rules, args, device, [*bots, teacher], saved_level)
+    run = initial_state(rules, args, device, [*bots, teacher], level, weights)
     if saved is not None:  # the one resume path: the checkpoint's state, then the same loop
         run.restore(saved, out / "checkpoint.pt", args)
     network, counters = run.network, run.counters
@@ -276,12 +278,20 @@ def set_threads(args: Args, device: torch.device) -> None:
 
 
 def initial_state(
-    rules: Rules, args: Args, device: torch.device, bots: list[Any], advisor_level: dict[str, Any] | None
+    rules: Rules,
+    args: Args,
+    device: torch.device,
+    bots: list[Any],
+    advisor_level: dict[str, Any] | None,
+    weights: dict[str, torch.Tensor] | None = None,
 ) -> TrainingState:
     """A run's state before its first iteration, seeded by ``args.seed``: the network's initial
-    weights (with the advisor's saved ``Level`` on a resume), Adam, and the generators."""
+    weights (``weights`` where given, as ``init_network`` read them; with the advisor's saved
+    ``Level`` on a resume or an init), Adam, and the generators."""
     torch.manual_seed(args.seed)  # the network's initial weights
     network = build_network(rules, network_spec(rules, args, advisor_level)).to(device)
+    if weights is not None:  # Args.init's network (a critic="state" run's critic stays fresh)
+        network.load_state_dict(weights, strict=False)
     return TrainingState(
         network=network,
         optimizer=torch.optim.Adam(network.parameters(), lr=args.learning_rate, eps=1e-5),

@@ -21,18 +21,14 @@ if TYPE_CHECKING:
     from agents.network import Network
 
 
-def named_agent(option: str, name: str, rules: Rules, seed: int | None = None) -> Agent:
-    """``agents.make(name, rules, seed)`` for a training option, which takes agent names
-    only (not the run folders and files that ``agents.load`` takes): an error names the
-    option and the names it takes."""
-    from agents import make
-    from agents.registry import AGENT_NAMES
+def option_agent(option: str, spec: str, rules: Rules, seed: int | None = None) -> Agent:
+    """``agents.load(spec, rules, seed)`` for a training option: an agent name, a search spec,
+    a run folder or an agent file, checked to play ``rules``; an error names the option."""
+    from agents import load
 
-    if str(name).strip().lower() not in AGENT_NAMES:  # make takes "Hard" too
-        raise ValueError(f"{option} takes agent names ({', '.join(AGENT_NAMES)}), got {name!r}")
     try:
-        return make(name, rules, seed=seed)
-    except ValueError as error:  # e.g. no shipped network for these rules
+        return load(spec, rules, seed=seed)
+    except ValueError as error:  # an unknown name, a missing file, no shipped network for these rules
         raise ValueError(f"{option}: {error}") from None
 
 
@@ -52,15 +48,15 @@ def make_pool_bots_and_teacher(args: Args, rules: Rules) -> tuple[list[Agent], A
     the warm start's teacher (None without a warm start); an unknown name is a ValueError
     naming its option, raised before the run folder is touched."""
     *pool, teacher = bot_seeds(args.pool_bots, args.seed, args.teacher, args.advisor, args.imitate_iterations)
-    bots = [named_agent("--pool-bots (Args.pool_bots)", name, rules, seed) for name, seed in pool]
-    return bots, None if teacher is None else named_agent("--teacher (Args.teacher)", teacher[0], rules, teacher[1])
+    bots = [option_agent("--pool-bots (Args.pool_bots)", name, rules, seed) for name, seed in pool]
+    return bots, None if teacher is None else option_agent("--teacher (Args.teacher)", teacher[0], rules, teacher[1])
 
 
 def check_eval_opponents(args: Args, rules: Rules) -> None:
     """Make each evaluation opponent once: the first evaluation may come only after the whole
     budget, and an unknown name must fail before the training, not after it."""
     for name in args.eval_opponents:
-        named_agent("--eval-opponents (Args.eval_opponents)", name, rules)
+        option_agent("--eval-opponents (Args.eval_opponents)", name, rules)
 
 
 def snapshot_agent(

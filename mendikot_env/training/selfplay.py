@@ -21,7 +21,7 @@ import numpy as np
 from .. import core
 from ..cards import NUM_ACTIONS, popcount, unpack_sets
 from ..match import team_rewards
-from ..observation import ObservationEncoder, hidden_planes
+from ..observation import ObservationEncoder, hidden_planes, reads_history
 from ..rules import Rules
 
 LEARNER = 0  # seat_player value of the learner; opponents are 1, 2, ...
@@ -144,6 +144,9 @@ def collect_hands(
     """
     stats = CollectStats()
     start = t0 = time.perf_counter()
+    plain = encoder.size  # the learner's input: the plain observation, or the prefix of one with history
+    if not encoder.history and any(reads_history(agent) for agent in opponents):
+        encoder = ObservationEncoder(rules, history=True)  # a search in the pool reads the moves seen
     n_games = config.games
     state = core.new_hands(rules, n_games, rng)
     weights = np.ones(len(opponents)) if config.opponent_weights is None else np.asarray(config.opponent_weights, float)
@@ -154,7 +157,7 @@ def collect_hands(
     shaping: list[np.ndarray] = []  # (B, 2) reward to each team from the state change of each step
     tens_before = np.zeros((n_games, 2), dtype=np.int64)
     while np.count_nonzero(state.phase != core.OVER):
-        actions, step = _decide(state, players, policy, opponents, encoder, config, stats)
+        actions, step = _decide(state, players, policy, opponents, encoder, plain, config, stats)
         if step is not None:
             steps.append({**step, "step": len(shaping)})
         t0 = time.perf_counter()
@@ -191,11 +194,13 @@ def _decide(
     policy: Policy,
     opponents: Sequence[object],
     encoder: ObservationEncoder,
+    plain: int,
     config: CollectConfig,
     stats: CollectStats,
 ) -> tuple[np.ndarray, dict[str, np.ndarray] | None]:
     """(B,) the action of every game's seat to play (0 where a game is over), and the
-    learner's decisions of this step as a sample record (None when it made none)."""
+    learner's decisions of this step as a sample record (None when it made none); the
+    learner reads the first ``plain`` columns of the observations."""
     t0 = time.perf_counter()
     n_games = len(players)
     live = state.phase != core.OVER
@@ -212,7 +217,7 @@ def _decide(
     t1 = time.perf_counter()
     observations = encoder.encode(state, seats, legal=bits)
     mine = np.flatnonzero(who == LEARNER)
-    inputs = observations[mine]  # the learner's network input (advice counts as encoding)
+    inputs = observations[mine, :plain]  # the learner's network input (advice counts as encoding)
     if config.advise is not None and mine.size:
         inputs = config.advise(inputs, masks[mine])
     t2 = time.perf_counter()
