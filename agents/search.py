@@ -67,6 +67,7 @@ import numpy as np
 
 from mendikot_env import core
 from mendikot_env.belief import Belief, InfoState
+from mendikot_env.belief.together import likeliest_together
 from mendikot_env.cards import NUM_ACTIONS, NUM_CARDS, NUM_RANKS, TEN_RANK, unpack_sets
 from mendikot_env.observation import ObservationEncoder, observation_layout
 from mendikot_env.rules import Rules
@@ -270,7 +271,7 @@ class SearchAgent:
         runs = [equal_runs(belief, move) for belief, move in zip(beliefs, moves, strict=True)]
         kept = [distinct for distinct, _ in runs]
         for part in self._groups(np.array([self.spec.k * distinct.size for distinct in kept], dtype=np.int64)):
-            searched = self._evaluate(beliefs[part], kept[part], self.spec.k)
+            searched = self._evaluate(beliefs[part], kept[part], self.spec.k, self._worlds_together(beliefs[part]))
             for i, value in zip(range(rows.size)[part], searched, strict=True):
                 values[rows[i], moves[i]] = value.mean(axis=0)[runs[i][1]]
         return values
@@ -352,12 +353,15 @@ class SearchAgent:
             chosen.append(move[np.argmax(score)] if score.max() > 0 else mine)
         return np.array(chosen, dtype=np.int64)
 
-    def _evaluate(self, beliefs: list[Belief], moves: list[np.ndarray], n: int) -> list[np.ndarray]:
+    def _evaluate(
+        self, beliefs: list[Belief], moves: list[np.ndarray], n: int, dealt: list[core.State] | None = None
+    ) -> list[np.ndarray]:
         """(n, moves) outcome for the observer's team of every move in n sampled deals, per
-        decision: all decisions, deals and moves stepped as one batch."""
+        decision: all decisions, deals and moves stepped as one batch (``dealt``: each
+        decision's n deals where they were drawn already)."""
         batches, actions = [], []
-        for belief, move in zip(beliefs, moves, strict=True):
-            worlds = self._worlds(belief, n)
+        for i, (belief, move) in enumerate(zip(beliefs, moves, strict=True)):
+            worlds = self._worlds(belief, n) if dealt is None else dealt[i]
             batches.append(worlds.select(np.repeat(np.arange(n), move.size)))  # deal-major: game = deal * L + move
             actions.append(np.tile(move, n))
         state = core.State.concat(batches)
@@ -368,6 +372,16 @@ class SearchAgent:
             out.append(value[start : start + n * move.size].reshape(n, move.size))
             start += n * move.size
         return out
+
+    def _worlds_together(self, beliefs: list[Belief]) -> list[core.State] | None:
+        """K deals for each decision, drawn together where ``infer=3`` replays their histories
+        with a policy that reads the core state (:func:`~mendikot_env.belief.together.likeliest_together`:
+        one replay for all, the same distribution as one decision at a time); else None, and
+        :meth:`_worlds` draws them decision by decision."""
+        if self.spec.infer != 3 or any(belief.view.history is None for belief in beliefs):
+            return None
+        k = self.spec.k
+        return likeliest_together(beliefs, self.rollout, k, k * self.spec.draws, self.rng)
 
     def _worlds(self, belief: Belief, n: int) -> core.State:
         """n sampled deals. ``infer=2`` (with the history pieces): the n likeliest under the

@@ -481,3 +481,79 @@ def test_policy_weighting_needs_the_history_and_a_sensible_epsilon() -> None:
     with pytest.raises(ValueError, match="recent must be None or an integer >= 0, got -1"):
         full.likeliest(bot, 4, 8, recent=-1)
     assert full.likeliest(bot, 4, 8, rng=0).batch_size == 4
+
+
+def decisions_along_hands(rules: Rules, every: int = 6) -> list[Belief]:
+    """Beliefs of several seats at several points of 12 hands played by hard (histories of
+    several lengths, band hides and asks included)."""
+    history, plain = ObservationEncoder(rules, history=True), ObservationEncoder(rules)
+    state = core.new_hands(rules, 12, rng=3)
+    bot = agents.make("hard", rules, seed=0)
+    beliefs = []
+    for t in range(30):
+        obs, masks = history.encode(state, state.current), core.legal_action_mask(state)
+        if t % every == every - 1:
+            beliefs += [Belief(InfoState(rules, obs[i], masks[i])) for i in range(0, 12, 3)]
+        core.step(state, bot.act(plain.encode(state, state.current), masks))
+    return beliefs
+
+
+@pytest.mark.parametrize("preset", ["standard", "band"])
+def test_the_histories_of_many_decisions_replayed_together_weigh_as_one_by_one(preset: str) -> None:
+    from mendikot_env.belief import Weighing
+    from mendikot_env.belief.together import replay_states, replay_together
+
+    rules = Rules.preset(preset)
+    beliefs = decisions_along_hands(rules)
+    assert len({len(b.view.history.plays) for b in beliefs}) >= 4, "several history lengths in one call"
+    rng = np.random.default_rng(0)
+    hidden = [belief.sample_hands(24, rng) for belief in beliefs]
+    policy = agents.make("hard", rules)  # ties broken by card id: the same choice in any batch
+    weights = replay_together(beliefs, hidden, 0, policy)
+    states = replay_states(beliefs, hidden, 0)
+    for belief, deals, weight, state in zip(beliefs, hidden, weights, states, strict=True):
+        alone, by_seat = replay_worlds(belief, deals, 0, policy, Weighing(opponents_only=True), by_seat=True)
+        np.testing.assert_array_equal(by_seat, weight)
+        for name in ("hands", "current", "trick_no", "face_down", "trump"):
+            np.testing.assert_array_equal(getattr(alone, name), getattr(state, name))
+    assert any((w != 0).any() for w in weights), "some deals are less likely than others"
+
+
+def test_the_likeliest_deals_of_one_decision_drawn_together_are_those_drawn_alone() -> None:
+    from mendikot_env.belief import likeliest_together
+
+    for rules in (Rules(), Rules.preset("band")):
+        beliefs = decisions_along_hands(rules, every=10)
+        for belief in beliefs[:6]:
+            bots = [agents.make("hard", rules, seed=1) for _ in range(2)]  # one jitter stream each
+            together = likeliest_together([belief], bots[0], 16, 64, np.random.default_rng(5))
+            alone = belief.likeliest(bots[1], 16, 64, np.random.default_rng(5), mix=True)
+            np.testing.assert_array_equal(together[0].hands, alone.hands)
+        random_policy = [agents.make("random", rules, seed=2), agents.make("random", rules, seed=2)]
+        rng = np.random.default_rng(1)  # one generator, decision after decision
+        asked_alone = [b.likeliest(random_policy[0], 8, 32, rng, mix=True) for b in beliefs]
+        fallback = likeliest_together(beliefs, random_policy[1], 8, 32, np.random.default_rng(1))
+        for one, other in zip(asked_alone, fallback, strict=True):  # no act_state: each decision on its own
+            np.testing.assert_array_equal(one.hands, other.hands)
+
+
+def test_two_decisions_never_share_the_policy_s_answer_even_for_one_hand() -> None:
+    """The policy reads one hand once per decision: two games with the same cards for the mover
+    may have different histories (rare across games, never ruled out), so the answer is per decision."""
+    from mendikot_env.belief.together import replay_together
+
+    rules = Rules()
+    belief = decisions_along_hands(rules)[-1]
+    hidden = belief.sample_hands(16, np.random.default_rng(0))
+    bot = agents.make("hard", rules)
+    asked: list[int] = []
+
+    class Counting:
+        def act_state(self, state: core.State, legal: np.ndarray, games: np.ndarray) -> np.ndarray:
+            asked.append(np.unique(games).size)
+            return bot.act_state(state, legal, games)
+
+    replay_together([belief], [hidden], 0, Counting())
+    once, asked[:] = list(asked), []
+    replay_together([belief, belief], [hidden, hidden], 0, Counting())
+    assert asked == [2 * n for n in once] and sum(once) > 0

@@ -12,6 +12,8 @@ module each:
   deals that break it;
 - :mod:`~mendikot_env.belief.weighing`: deals weighed by how likely a policy was to make the
   moves seen (:meth:`Belief.weigh`, :meth:`Belief.likeliest`), and :class:`Belief` itself;
+- :mod:`~mendikot_env.belief.together`: the likeliest deals of many decisions at once, their
+  histories replayed in one batch (what a search labelling many decisions calls);
 - :mod:`~mendikot_env.belief.worlds`: core states built from a deal, replayed through the
   moves seen when the observation holds the history pieces (``ObservationEncoder(rules,
   history=True)``), which also tell two more facts: the seat whose turn turned the band card
@@ -26,6 +28,7 @@ Example:
 """
 
 from .sampler import Constraints, DealSampler, InfoState, SeatView, constraints, history_voids, read_view
+from .together import likeliest_together
 from .weighing import (
     EPSILON,
     LIKELIEST_MARGIN,
@@ -52,6 +55,7 @@ __all__ = [
     "build_worlds",
     "constraints",
     "history_voids",
+    "likeliest_together",
     "read_view",
     "replay_start",
     "replay_worlds",
