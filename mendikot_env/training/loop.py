@@ -161,11 +161,7 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
     if resume:  # the run's own checkpoint and network; the bots below are made as its settings say
         saved, args = resume_state(out / "checkpoint.pt", rules, args, checkpoint)
     bots, teacher = make_pool_bots_and_teacher(args, rules)  # a bad name fails before --overwrite deletes
-    if not resume:
-        args, weights, level = init_network(args, rules)  # a bad --init fails before --overwrite deletes
-        prepare_new_run_folder(out, overwrite)
-    else:  # the run keeps its advisor
-        weights, level = None, saved["network"].get("advisor_level")
+    args, weights, level = start_network(args, rules, saved, out, overwrite)
     set_threads(args, device)
     encoder = ObservationEncoder(rules)
     run = initial_state(rules, args, device, [*bots, teacher], level, weights)
@@ -244,6 +240,19 @@ def start_checks(
     check_device(args.device)
     check_eval_opponents(args, rules)
     return rules, torch.device(args.device)
+
+
+def start_network(
+    args: Args, rules: Rules, saved: dict[str, Any] | None, out: Path, overwrite: bool
+) -> tuple[Args, dict[str, torch.Tensor] | None, dict[str, Any] | None]:
+    """``args``, the starting weights and the advisor's level of a run: on a resume the
+    checkpoint's (its advisor kept; :meth:`TrainingState.restore` sets the weights), else
+    ``--init``'s network (read before ``--overwrite`` deletes anything) and a fresh folder."""
+    if saved is not None:
+        return args, None, saved["network"].get("advisor_level")
+    args, weights, level = init_network(args, rules)
+    prepare_new_run_folder(out, overwrite)
+    return args, weights, level
 
 
 def prepare_new_run_folder(out: Path, overwrite: bool) -> None:
