@@ -210,3 +210,29 @@ def test_a_run_started_from_a_trained_network_takes_its_layers_and_weights(tmp_p
     with pytest.raises(ValueError, match="band.pt was trained for hands played otherwise"):
         expert_iteration.train(tiny_args(tmp_path / "third", init=str(band)))
     assert not (tmp_path / "other").exists() and not (tmp_path / "third").exists()
+
+
+def test_a_kl_penalty_keeps_the_policy_near_the_network_the_run_started_from(tmp_path: Path) -> None:
+    from agents.neural import load_neural_agent
+
+    start = network_file(tmp_path / "start.pt", Rules())
+    common = {"init": str(start), "epochs": 6, "learning_rate": 3e-3}
+    held = expert_iteration.train(tiny_args(tmp_path / "held", max_iterations=2, exit_kl=10.0, **common))
+    free = expert_iteration.train(tiny_args(tmp_path / "free", max_iterations=2, **common))
+    targets = expert_iteration.TargetBatch.of(held, Rules(), tiny_args(held, exit_window=2), 2, torch.device("cpu"))
+    first = load_neural_agent(start).network
+
+    def kl_from_start(run: Path) -> float:
+        network = load_neural_agent(run).network
+        log_probs = torch.log_softmax(network(targets.observations.float(), targets.masks)[0], -1)
+        return expert_iteration.kl_from(first, targets, torch.arange(len(targets)), log_probs).item()
+
+    assert kl_from_start(held) < kl_from_start(free), "the penalty keeps the policy nearer its start"
+    assert all(row["losses/kl"] > 0 for row in read_rows(held / "metrics.jsonl"))
+    assert all(row["losses/kl"] == 0 for row in read_rows(free / "metrics.jsonl"))
+    # A resume keeps the first network as the reference (saved in the checkpoint), not the resumed one.
+    stopped = expert_iteration.train(tiny_args(tmp_path / "stopped", max_iterations=1, exit_kl=10.0, **common))
+    assert main(["train", "--resume", str(stopped), "--max-iterations", "2"]) == 0
+    whole = load_checkpoint(held / "checkpoint.pt", kind="training")["model"]
+    for name, weights in load_checkpoint(stopped / "checkpoint.pt", kind="training")["model"].items():
+        assert torch.equal(weights, whole[name]), name

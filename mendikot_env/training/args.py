@@ -81,6 +81,7 @@ RANGES: dict[str, tuple[float, float, bool]] = {
     "exit_shard_hands": (1, INF, True),
     "exit_temperature": (0.0, INF, False),
     "exit_window": (1, INF, True),
+    "exit_kl": (0.0, INF, True),
 }
 
 
@@ -378,6 +379,10 @@ class Args:
     this temperature"""
     exit_window: int = 2
     """exit only: the network fits the targets of this many generations, the newest last"""
+    exit_kl: float = 0.0
+    """exit only: weight of a penalty on the KL divergence of the policy from the one the run
+    started with (its --init network), so that the first fits do not flatten a sharp policy
+    before they teach it (0: none)"""
 
     def __post_init__(self) -> None:
         check_types(self)

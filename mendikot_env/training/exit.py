@@ -62,7 +62,7 @@ from .metrics import MetricsLog
 from .search_targets import TargetStats, generate_targets, read_targets
 
 EXIT_RUN_FILES = (*TRAINING_RUN_FILES, "targets")  # what --overwrite deletes
-LOSSES = ("policy", "value", "critic")  # logged as losses/NAME (critic: with critic="state" only)
+LOSSES = ("policy", "value", "critic", "kl")  # logged as losses/NAME (critic: critic="state"; kl: exit_kl)
 
 
 # ------------------------------------------------------------------------ the loop
@@ -95,6 +95,11 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
     if saved is not None:
         run.restore(saved, out / "checkpoint.pt", args)
     network, counters = run.network, run.counters
+    reference = None
+    if args.exit_kl:  # the policy the penalty keeps near: the run's first, kept as its pool in every checkpoint
+        first = saved["pool"][0] if saved is not None and saved["pool"] else network.playing_state_dict()
+        run.snapshots = [{k: v.detach().cpu().clone() for k, v in first.items()}]
+        reference = frozen_network(run.snapshots[0], network, device)
     log = MetricsLog(out, resume=resume, counters=counters)
     budget = args.minutes * 60.0
     session_start = time.perf_counter() - counters["seconds"]
@@ -114,7 +119,7 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
         for group in run.optimizer.param_groups:
             group["lr"] = learning_rate(args, counters)
         update_start = time.perf_counter()
-        losses = fit(network, run.optimizer, batch, args, run.generator)
+        losses = fit(network, run.optimizer, batch, args, run.generator, reference)
         update_seconds = time.perf_counter() - update_start
         check_finite_weights(network, generation, out)
 
@@ -230,10 +235,16 @@ class TargetBatch:
 
 
 def fit(
-    network: nn.Module, optimizer: torch.optim.Optimizer, batch: TargetBatch, args: Args, generator: torch.Generator
+    network: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    batch: TargetBatch,
+    args: Args,
+    generator: torch.Generator,
+    reference: nn.Module | None = None,
 ) -> dict[str, float]:
     """``args.epochs`` passes over the targets in shuffled minibatches of ``args.minibatch``;
-    returns the mean of each loss over the minibatches."""
+    returns the mean of each loss over the minibatches. With ``reference`` (the run's first
+    network, frozen) the loss adds ``args.exit_kl`` times the KL divergence of the policy from it."""
     network.train()
     totals, steps = dict.fromkeys(LOSSES, 0.0), 0
     for _ in range(args.epochs):
@@ -250,12 +261,30 @@ def fit(
             if batch.hidden is not None:  # the centralised critic learns the same outcomes, seeing every hand
                 critic = network.critic_value(batch.observations[idx].float(), batch.hidden[idx].float())
                 critic_loss = 0.5 * ((critic - batch.outcomes[idx]) ** 2).mean()
-            loss = policy_loss + args.value_coef * (value_loss + critic_loss)
+            kl = torch.zeros(()) if reference is None else kl_from(reference, batch, idx, log_probs)
+            loss = policy_loss + args.value_coef * (value_loss + critic_loss) + args.exit_kl * kl
             optimizer_step(network, optimizer, loss, args.max_grad_norm)
-            for name, term in zip(LOSSES, (policy_loss, value_loss, critic_loss), strict=True):
+            for name, term in zip(LOSSES, (policy_loss, value_loss, critic_loss, kl), strict=True):
                 totals[name] += term.item()
             steps += 1
     return {name: total / max(steps, 1) for name, total in totals.items()}
+
+
+def kl_from(reference: nn.Module, batch: TargetBatch, idx: torch.Tensor, log_probs: torch.Tensor) -> torch.Tensor:
+    """The mean KL divergence KL(reference || policy) over the decisions ``idx`` (legal moves)."""
+    masks = batch.masks[idx]
+    with torch.no_grad():
+        logits, _ = reference(batch.observations[idx].float(), masks)
+        reference = torch.softmax(logits, dim=-1)
+    gap = torch.log(reference.clamp(min=1e-12)) - log_probs
+    return (reference * gap).masked_fill(~masks, 0.0).sum(dim=-1).mean()
+
+
+def frozen_network(weights: dict[str, torch.Tensor], like: nn.Module, device: torch.device) -> nn.Module:
+    """A frozen copy of ``like`` holding ``weights`` (its playing weights): the KL penalty's reference."""
+    network = copy.deepcopy(like)
+    network.load_state_dict(weights, strict=False)
+    return network.eval().requires_grad_(False).to(device)
 
 
 def frozen_agent(network: nn.Module, rules: Rules, device: torch.device) -> NeuralAgent:
