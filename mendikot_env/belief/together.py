@@ -18,9 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from ..cards import NUM_CARDS, popcount
-from ..core import State, legal_bits, step
-from .weighing import EPSILON, Belief, _mixed_deals
+from ..core import State, step
+from .weighing import EPSILON, Belief, _mixed_deals, reads_state, state_chance
 from .worlds import _check_replay, replay_start
 
 
@@ -38,7 +37,7 @@ def likeliest_together(
         rng: the generator of the draws and of the order of equally likely pairs.
         seat: the observer's absolute seat in the worlds.
     """
-    together = [i for i, belief in enumerate(beliefs) if _pairs(belief) and _reads_state(policy)]
+    together = [i for i, belief in enumerate(beliefs) if _pairs(belief) and reads_state(policy)]
     worlds: list[State | None] = [None] * len(beliefs)
     for i in sorted(set(range(len(beliefs))) - set(together)):
         worlds[i] = beliefs[i].likeliest(policy, n, draws, rng, seat, mix=True)
@@ -54,11 +53,6 @@ def likeliest_together(
 def _pairs(belief: Belief) -> bool:
     """Whether ``likeliest(mix=True)`` pairs the opponents' draws for this belief."""
     return belief.rules.n_players == 4 and belief.constraints.holds is None and belief.view.history is not None
-
-
-def _reads_state(policy: Any) -> bool:
-    """A policy whose chance of a move is its ``act_state`` choice (no ``probabilities``)."""
-    return callable(getattr(policy, "act_state", None)) and not callable(getattr(policy, "probabilities", None))
 
 
 def replay_together(
@@ -100,7 +94,7 @@ def _replay(
                 relative = (worlds.current - seat) % n
                 rows = np.flatnonzero(relative % 2 == 1)  # the opponents' moves
                 if rows.size:
-                    chance = _chance(policy, worlds, rows, moves[rows], decision[rows], epsilon)
+                    chance = state_chance(policy, worlds, rows, moves[rows], decision[rows], epsilon)
                     log_weights[rows, relative[rows]] += np.log(chance)
             step(worlds, moves)
         ends = np.cumsum(sizes)
@@ -110,26 +104,3 @@ def _replay(
             _check_replay(beliefs[i], replayed, seat)
             out[i] = (replayed, log_weights[part])
     return out  # type: ignore[return-value]
-
-
-def _chance(
-    policy: Any, worlds: State, rows: np.ndarray, move: np.ndarray, decision: np.ndarray, epsilon: float
-) -> np.ndarray:
-    """(R,) the chance of each row's ``move`` under the policy at its seat to act, as
-    :func:`~mendikot_env.belief.weighing._chance` gives it decision by decision: two deals of
-    one decision with the same cards for the mover (and the same card it hid) are asked once."""
-    bits = legal_bits(worlds)[rows]
-    counts = popcount(bits)
-    chance = np.ones(rows.size)
-    free = np.flatnonzero(counts > 1)  # a forced move has chance 1
-    if free.size == 0:
-        return chance
-    games = rows[free]
-    mover = worlds.current[games]
-    hid = np.where(worlds.hider[games] == mover, worlds.face_down[games] + 1, 0).astype(np.uint64)
-    own = worlds.hands[games, mover] | hid << np.uint64(NUM_CARDS)
-    key = np.stack([decision[free].astype(np.uint64), own], axis=1)
-    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
-    chosen = policy.act_state(worlds, bits[free], games[first][inverse.reshape(-1)])
-    chance[free] = (1.0 - epsilon) * (chosen == move[free]) + epsilon / counts[free]
-    return chance

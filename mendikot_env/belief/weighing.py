@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cards import NUM_ACTIONS, NUM_CARDS, NUM_RANKS, NUM_SUITS, SUIT_MASKS, unpack_sets
+from ..cards import NUM_ACTIONS, NUM_CARDS, NUM_RANKS, NUM_SUITS, SUIT_MASKS, popcount, unpack_sets
 from ..checks import is_integer
 from ..core import State, legal_bits, step
 from ..infostate import SeatInfo
@@ -387,6 +387,9 @@ def _chance(
 ) -> np.ndarray:
     """(M,) the chance of ``move`` under the policy at ``mover``'s turn in each world."""
     M = worlds.batch_size
+    move = np.broadcast_to(np.asarray(move, np.int64), (M,))
+    if reads_state(policy):
+        return state_chance(policy, worlds, np.arange(M), move, None, epsilon)
     bits = legal_bits(worlds)
     masks = unpack_sets(bits, NUM_ACTIONS).view(bool)
     counts = masks.sum(axis=1)
@@ -394,25 +397,47 @@ def _chance(
     free = np.flatnonzero(counts > 1)
     if free.size == 0:
         return chance
-    move = np.broadcast_to(np.asarray(move, np.int64), (M,))[free]
-    probabilities = getattr(policy, "probabilities", None)
-    act_state = getattr(policy, "act_state", None)  # reads the core state: no observation to encode
-    if act_state is not None and not callable(probabilities):
-        # The worlds share the history, so two with the same cards for the mover (and the same
-        # face-down card if it hid it) are the same to it: the policy weighs each such hand once.
-        # The key: the hand's 52 bits, and above them the face-down card the mover hid, plus one.
-        hid = np.where(worlds.hider[free] == mover, worlds.face_down[free] + 1, 0).astype(np.uint64)
-        own = worlds.hands[free, mover] | hid << np.uint64(NUM_CARDS)
-        _, first, inverse = np.unique(own, return_index=True, return_inverse=True)
-        chosen = act_state(worlds, bits[free], free[first][inverse])
-        chance[free] = (1.0 - epsilon) * (chosen == move) + epsilon / counts[free]
-        return chance
     obs = encoder.encode(worlds, np.full(M, mover), None if score is None else np.repeat(score, M, axis=0), legal=bits)[
         free
     ]
-    if callable(probabilities):
-        p = np.asarray(probabilities(obs, masks[free]), np.float64)[np.arange(free.size), move]
+    if callable(probabilities := getattr(policy, "probabilities", None)):
+        p = np.asarray(probabilities(obs, masks[free]), np.float64)[np.arange(free.size), move[free]]
     else:
-        p = (np.asarray(policy.act(obs, masks[free])) == move).astype(np.float64)
+        p = (np.asarray(policy.act(obs, masks[free])) == move[free]).astype(np.float64)
     chance[free] = (1.0 - epsilon) * p + epsilon / counts[free]
+    return chance
+
+
+def reads_state(policy: Any) -> bool:
+    """Whether the chance of a move under ``policy`` is its ``act_state`` choice (it reads the
+    core state, as the rule-based bots do, and has no ``probabilities``)."""
+    return callable(getattr(policy, "act_state", None)) and not callable(getattr(policy, "probabilities", None))
+
+
+def state_chance(
+    policy: Any, worlds: State, rows: np.ndarray, move: np.ndarray, decision: np.ndarray | None, epsilon: float
+) -> np.ndarray:
+    """(R,) the chance of each row's ``move`` under a policy that :func:`reads_state`, at the
+    seat to act in those worlds: ``(1 - epsilon)`` if it plays the move, plus ``epsilon`` over
+    the legal moves; a forced move has chance 1. Worlds that share their history (those of one
+    ``decision``; None: all of them) and give the mover the same cards (and the same card it
+    hid) are the same to it: the policy reads each such hand once."""
+    bits = legal_bits(worlds)[rows]
+    counts = popcount(bits)
+    chance = np.ones(rows.size)
+    free = np.flatnonzero(counts > 1)
+    if free.size == 0:
+        return chance
+    games = rows[free]
+    mover = worlds.current[games]
+    # The key: the hand's 52 bits, and above them the face-down card the mover hid, plus one.
+    hid = np.where(worlds.hider[games] == mover, worlds.face_down[games] + 1, 0).astype(np.uint64)
+    own = worlds.hands[games, mover] | hid << np.uint64(NUM_CARDS)
+    if decision is None:
+        _, first, inverse = np.unique(own, return_index=True, return_inverse=True)
+    else:
+        key = np.stack([decision[free].astype(np.uint64), own], axis=1)
+        _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    chosen = policy.act_state(worlds, bits[free], games[first][inverse.reshape(-1)])
+    chance[free] = (1.0 - epsilon) * (chosen == move[free]) + epsilon / counts[free]
     return chance
