@@ -1318,3 +1318,18 @@ def test_a_resume_checks_the_metrics_log_against_the_checkpoint_before_training(
     assert "dropped a torn last line (a write cut short) from metrics.jsonl" in capsys.readouterr().err
     assert not stale.exists() and load_checkpoint(run / "checkpoint.pt")["counters"]["iteration"] == 3
     assert sorted({row["iteration"] for row in read_rows(run / "metrics.jsonl")}) == [1, 2, 3]
+
+
+def test_a_ppo_run_started_from_a_trained_network_skips_the_warm_start(tmp_path: Path) -> None:
+    from agents.network import build_network
+    from mendikot_env.training.args import network_spec
+    from mendikot_env.training.checkpoint import export_agent
+
+    start_args = Args(hidden=(16,), card_hidden=4)
+    start = export_agent(
+        build_network(Rules(), network_spec(Rules(), start_args)), Rules(), start_args, tmp_path / "s.pt"
+    )
+    run = train(tiny_args(tmp_path / "run", max_iterations=1, imitate_iterations=5, init=str(start)))
+    saved = load_checkpoint(run / "checkpoint.pt")
+    assert saved["args"]["imitate_iterations"] == 0 and saved["args"]["hidden"] == [16]
+    assert len(saved["agent_rngs"]) == len(saved["args"]["pool_bots"]), "no teacher made for a warm start"

@@ -269,7 +269,7 @@ class Args:
     init: str = ""
     """ppo and exit: a new run's network starts as this trained agent ("trained", a run folder
     or an agent file, for the same hands): its layer sizes, features, advisor and weights
-    replace the run's own ("": fresh weights from the seed)"""
+    replace the run's own, and there is no warm start ("": fresh weights from the seed)"""
     hidden: tuple[int, ...] = (256, 128)
     """sizes of the context torso's hidden layers"""
     card_hidden: int = 32

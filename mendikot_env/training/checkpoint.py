@@ -118,8 +118,10 @@ def _run_network_args(args: Args, saved: dict[str, Any], out: Path) -> Args:
 def init_network(args: Args, rules: Rules) -> tuple[Args, dict[str, torch.Tensor] | None, dict[str, Any] | None]:
     """A new run's start from ``args.init`` (a trained agent: ``trained``, a run folder or an
     agent file, checked to play ``rules``' hands): ``args`` with that network's layers,
-    features and advisor, its weights (without a critic: a ``critic="state"`` run starts its
-    critic fresh) and its advisor's level. Without ``init``: ``args`` as given and no weights."""
+    features and advisor and no warm start (the network is trained already: imitating the
+    teacher would overwrite it), its weights (without a critic: a ``critic="state"`` run
+    starts its critic fresh) and its advisor's level. Without ``init``: ``args`` as given and
+    no weights."""
     if not args.init:
         return args, None, None
     from agents.neural import NeuralAgent
@@ -133,10 +135,11 @@ def init_network(args: Args, rules: Rules) -> tuple[Args, dict[str, torch.Tensor
         raise ValueError(f"--init (Args.init) {args.init!r} is not a trained network of mendikot train")
     network = agent.network
     fields = {
-        "hidden": tuple(layer.out_features for layer in network.torso if isinstance(layer, nn.Linear)),
+        "hidden": torso_sizes(network),
         "card_hidden": network.from_planes.out_features,
         "hidden_trump_feature": network.hidden_trump_feature,
         "advisor": network.advisor,
+        "imitate_iterations": 0,
     }
     return replace(args, **fields), playing_weights(network.state_dict()), network.advisor_level
 
@@ -150,9 +153,14 @@ def check_pool(pool: list[dict[str, torch.Tensor]], network: Network) -> None:
             raise ValueError(f"pool snapshot {i} does not fit the run's network {network_shape(network)}")
 
 
+def torso_sizes(network: Network) -> tuple[int, ...]:
+    """The torso's layer sizes (``Args.hidden``)."""
+    return tuple(layer.out_features for layer in network.torso if isinstance(layer, nn.Linear))
+
+
 def network_shape(network: Network) -> str:
     """The torso's layer sizes, for messages."""
-    return str([layer.out_features for layer in network.torso if isinstance(layer, nn.Linear)])
+    return str(list(torso_sizes(network)))
 
 
 def restore_agent_rngs(seeded_agents: list[Any], state: dict[str, Any], args: Args, path: Path) -> None:

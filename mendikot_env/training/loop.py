@@ -160,8 +160,10 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
     saved = None
     if resume:  # the run's own checkpoint and network; the bots below are made as its settings say
         saved, args = resume_state(out / "checkpoint.pt", rules, args, checkpoint)
+    args, weights, level = start_network(args, rules, saved)  # --init's network, before the bots: no warm start
     bots, teacher = make_pool_bots_and_teacher(args, rules)  # a bad name fails before --overwrite deletes
-    args, weights, level = start_network(args, rules, saved, out, overwrite)
+    if saved is None:
+        prepare_new_run_folder(out, overwrite)
     set_threads(args, device)
     encoder = ObservationEncoder(rules)
     run = initial_state(rules, args, device, [*bots, teacher], level, weights)
@@ -243,16 +245,14 @@ def start_checks(
 
 
 def start_network(
-    args: Args, rules: Rules, saved: dict[str, Any] | None, out: Path, overwrite: bool
+    args: Args, rules: Rules, saved: dict[str, Any] | None
 ) -> tuple[Args, dict[str, torch.Tensor] | None, dict[str, Any] | None]:
     """``args``, the starting weights and the advisor's level of a run: on a resume the
     checkpoint's (its advisor kept; :meth:`TrainingState.restore` sets the weights), else
-    ``--init``'s network (read before ``--overwrite`` deletes anything) and a fresh folder."""
+    ``--init``'s network (:func:`init_network`)."""
     if saved is not None:
         return args, None, saved["network"].get("advisor_level")
-    args, weights, level = init_network(args, rules)
-    prepare_new_run_folder(out, overwrite)
-    return args, weights, level
+    return init_network(args, rules)
 
 
 def prepare_new_run_folder(out: Path, overwrite: bool) -> None:
