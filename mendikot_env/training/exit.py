@@ -55,9 +55,17 @@ from ..rules import Rules
 from ..run_folder import TRAINING_RUN_FILES, prepare_run_folder
 from ..seeding import SEED_MAX
 from .args import Args
-from .checkpoint import TrainingState, export_agent, init_network, resume_state, save_atomic
+from .checkpoint import TrainingState, export_agent, resume_state, save_atomic
 from .evaluate import evaluate_against
-from .loop import check_finite_weights, initial_state, learning_rate, optimizer_step, set_threads, start_checks
+from .loop import (
+    check_finite_weights,
+    initial_state,
+    learning_rate,
+    optimizer_step,
+    set_threads,
+    start_checks,
+    start_network,
+)
 from .metrics import MetricsLog
 from .search_targets import TargetStats, generate_targets, read_targets
 
@@ -83,11 +91,11 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
     out = Path(args.out)
     rules, device = start_checks(args, resume, overwrite, algorithms=("exit",))
     parse_search_spec(args.exit_search)  # a bad spec fails before any work, naming the value
-    saved, weights, level = None, None, None
+    saved = None
     if resume:
         saved, args = resume_state(out / "checkpoint.pt", rules, args, checkpoint)
-    else:
-        args, weights, level = init_network(args, rules)  # a bad --init fails before --overwrite deletes
+    args, weights, level = start_network(args, rules, saved)  # a bad --init fails before --overwrite deletes
+    if saved is None:
         hint = f"`mendikot train --resume {out}`" if (out / "checkpoint.pt").is_file() else None
         prepare_run_folder(out, EXIT_RUN_FILES, overwrite, resume_hint=hint)
     set_threads(args, device)
@@ -275,9 +283,9 @@ def kl_from(reference: nn.Module, batch: TargetBatch, idx: torch.Tensor, log_pro
     masks = batch.masks[idx]
     with torch.no_grad():
         logits, _ = reference(batch.observations[idx].float(), masks)
-        reference = torch.softmax(logits, dim=-1)
-    gap = torch.log(reference.clamp(min=1e-12)) - log_probs
-    return (reference * gap).masked_fill(~masks, 0.0).sum(dim=-1).mean()
+        kept = torch.softmax(logits, dim=-1)  # the reference policy
+    gap = torch.log(kept.clamp(min=1e-12)) - log_probs
+    return (kept * gap).masked_fill(~masks, 0.0).sum(dim=-1).mean()
 
 
 def frozen_network(weights: dict[str, torch.Tensor], like: nn.Module, device: torch.device) -> nn.Module:
