@@ -1,9 +1,10 @@
-"""Agents by name (``"random"``, ``"easy"``, ``"medium"``, ``"hard"``, ``"trained"``) or by path.
+"""Agents by name (``"random"``, ``"easy"``, ``"medium"``, ``"hard"``, ``"trained"``, ``"apprentice"``) or by path.
 
 ``make(name, rules, seed)`` builds a named agent. ``load(spec, rules, seed)`` also accepts a
 trained agent: a run folder of ``mendikot train`` (``agents.load("runs/NAME")``), a ``.pt``
-file, ``"trained"`` (the checkpoint shipped with the package for the rules played:
-``standard`` or ``band``, under any rotation, scoring, target and direction), or a file
+file, ``"trained"`` or ``"apprentice"`` (the networks shipped with the package for the rules
+played, ``standard`` or ``band``, under any rotation, scoring, target and direction: PPO
+self-play, and expert iteration from it), or a file
 whose suffix has a loader in ``CHECKPOINT_LOADERS`` (a plain table: ``.pt``, RLlib's
 ``.rllib`` exports, and what :func:`register_checkpoint_loader` adds; a ``train-rllib`` run
 folder stands for its ``agent.rllib``), or several trained
@@ -25,10 +26,14 @@ from .ensemble import MEMBER_SEPARATOR, EnsembleAgent
 from .rule_based import LEVELS, RuleBasedAgent
 from .search import ROLLOUT_NAMES, SearchAgent, parse_search_spec
 
-AGENT_NAMES = ("random", *LEVELS, "trained", "search")
-# The trained agents shipped inside the package, by rules preset: the name "trained" picks
-# the one trained for the rules asked for.
-SHIPPED_AGENTS = {preset: Path(__file__).parent / "trained" / f"{preset}.pt" for preset in ("standard", "band")}
+AGENT_NAMES = ("random", *LEVELS, "trained", "apprentice", "search")
+# The networks shipped inside the package, by rules preset: "trained" (PPO self-play) and
+# "apprentice" (expert iteration: it learned the search's move values); each name picks the
+# file trained for the rules asked for.
+_SHIPPED_FOLDER = Path(__file__).parent / "trained"
+SHIPPED_AGENTS = {preset: _SHIPPED_FOLDER / f"{preset}.pt" for preset in ("standard", "band")}
+SHIPPED_APPRENTICES = {preset: _SHIPPED_FOLDER / f"apprentice-{preset}.pt" for preset in ("standard", "band")}
+SHIPPED_NETWORKS = {"trained": SHIPPED_AGENTS, "apprentice": SHIPPED_APPRENTICES}
 
 # A checkpoint loader: (path, rules or None, seed) -> Agent. With rules None the agent plays
 # the rules it was trained for (a .pt checkpoint) or the standard game.
@@ -71,7 +76,8 @@ def register_checkpoint_loader(suffix: str, loader: CheckpointLoader) -> None:
 
 def make(name: str, rules: Rules | str | None = None, seed: int | None = None) -> Agent:
     """A named agent: ``random``, a rule-based level (``easy``, ``medium``, ``hard``),
-    ``trained`` (the shipped network for ``rules``: the ``standard`` or ``band`` preset; needs torch)
+    ``trained`` or ``apprentice`` (the shipped PPO and expert-iteration networks for ``rules``: the
+    ``standard`` or ``band`` preset; need torch)
     or ``search`` (determinised search; ``search:k=64,rollout=hard,budget_ms=50``, see :mod:`agents.search`).
 
     Raises:
@@ -92,9 +98,9 @@ def _named_agent(key: str, rules: Rules, seed: int | None, text: str | None = No
     ``text``: a search spec as written (its rollout may be a path, whose case counts)."""
     if key == "random":
         return RandomAgent(seed=seed)
-    if key == "trained":
-        agent = _network_file(_shipped_agent_for(rules), None, seed)  # the file was picked for these hands
-        agent.name = "trained"
+    if key in SHIPPED_NETWORKS:
+        agent = _network_file(_shipped_agent_for(key, rules), None, seed)  # the file was picked for these hands
+        agent.name = key
         return agent
     if _is_search(key):
         return _search_agent(key, rules, seed, key if text is None else text)
@@ -178,18 +184,18 @@ def _run_folder_agent(folder: Path) -> Path:
     return folder  # load_neural_agent names the missing agent.pt
 
 
-def _shipped_agent_for(rules: Rules) -> Path:
-    """The shipped agent file trained for exactly ``rules``.
+def _shipped_agent_for(name: str, rules: Rules) -> Path:
+    """The file of the shipped network ``name`` (a key of ``SHIPPED_NETWORKS``) trained for exactly ``rules``.
 
     Raises:
         ValueError: no shipped agent plays these rules, naming the presets that have one.
     """
-    for preset, path in SHIPPED_AGENTS.items():
+    for preset, path in SHIPPED_NETWORKS[name].items():
         if not Rules.preset(preset).hand_differences(rules):
             return path
     raise ValueError(
-        f"no shipped trained agent plays {rules}; the shipped ones play hands as the presets "
-        f"{', '.join(SHIPPED_AGENTS)} do (any rotation, scoring, target and direction), and "
+        f"no shipped {name} agent plays {rules}; the shipped ones play hands as the presets "
+        f"{', '.join(SHIPPED_NETWORKS[name])} do (any rotation, scoring, target and direction), and "
         "`mendikot train --rules PRESET` trains one for a preset"
     )
 

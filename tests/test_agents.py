@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents import AGENT_NAMES, Agent, RandomAgent, RuleBasedAgent, check_plays, load, make, register_checkpoint_loader
-from agents.registry import CHECKPOINT_LOADERS, SHIPPED_AGENTS
+from agents.registry import CHECKPOINT_LOADERS, SHIPPED_AGENTS, SHIPPED_NETWORKS
 from mendikot_env import ObservationEncoder, Rules, core
 from mendikot_env.arena import ActionLog, AgentError, play_hands
 from mendikot_env.cards import ASK_ACTION, parse_card
@@ -30,9 +30,9 @@ def test_every_agent_plays_only_legal_actions(preset: str, n_players: int) -> No
     checked against the core's legal set (play_hands raises AgentError on an illegal one, and
     core.step checks again)."""
     rules = Rules.preset(preset, n_players=n_players)
-    # The shipped trained agent plays only the standard rules (checked in test_training.py);
+    # The shipped networks play only their presets' hands (checked in test_training.py and below);
     # the search agent's legal play is checked in test_search.py (its rollouts are slow here).
-    names = [name for name in AGENT_NAMES if name not in ("trained", "search")]
+    names = [name for name in AGENT_NAMES if name not in (*SHIPPED_NETWORKS, "search")]
     agents = [make(name, rules, seed=i) for i, name in enumerate(names)]
     pairs = list(itertools.permutations(range(len(names)), 2))
     per_pair = 16
@@ -164,7 +164,7 @@ def test_a_random_agent_gives_its_chances_uniform_over_the_legal_actions() -> No
 def test_agents_follow_the_protocol_and_validate_input() -> None:
     rules = Rules()
     for name in AGENT_NAMES:
-        assert isinstance(make(name, Rules() if name == "trained" else rules), Agent)
+        assert isinstance(make(name, Rules() if name in SHIPPED_NETWORKS else rules), Agent)
     agent = RuleBasedAgent(rules, "hard")
     with pytest.raises(ValueError, match="observations"):
         agent.act(np.zeros((2, 10), np.float32), np.ones((2, 53), bool))
@@ -294,6 +294,23 @@ def test_make_and_load_resolve_names() -> None:
         load(str(SHIPPED_AGENTS["band"]), Rules.preset("band_auto"))
     with pytest.raises(ValueError, match="no shipped trained agent plays"):
         load("trained", Rules.preset("band_auto"))
+
+
+def test_the_apprentice_is_its_own_network_for_each_shipped_preset() -> None:
+    """``apprentice`` (expert iteration) ships for the presets ``trained`` does, under its own
+    name and weights, and refuses rules it was not trained for as ``trained`` does."""
+    import torch
+
+    assert SHIPPED_NETWORKS["apprentice"].keys() == SHIPPED_AGENTS.keys()
+    for preset in SHIPPED_AGENTS:
+        rules = Rules.preset(preset)
+        apprentice, trained = make("apprentice", rules), make("trained", rules)
+        assert apprentice.name == "apprentice" and apprentice.rules == rules
+        weights = zip(apprentice.network.state_dict().values(), trained.network.state_dict().values(), strict=True)
+        assert not all(torch.equal(a, b) for a, b in weights)
+        assert SHIPPED_NETWORKS["apprentice"][preset].stat().st_size < 20 * 2**20
+    with pytest.raises(ValueError, match="no shipped apprentice agent plays"):
+        load("apprentice", Rules.preset("open"))
     # Rules may be given as a preset name, as env() takes them; bad names and specs are clear errors.
     assert make("hard", "band").rules == rules and load("trained", "band").rules == rules
     with pytest.raises(ValueError, match="agent name must be text, got None; known agents: random"):

@@ -316,8 +316,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--level",
         default="hard",
-        help=f"bot level: {', '.join(('random', *LEVELS, 'trained'))} (or a checkpoint; checkpoints joined by + are"
-        " an ensemble)",
+        help=f"bot level: {', '.join(('random', *LEVELS, 'trained', 'apprentice'))} (or a checkpoint;"
+        " checkpoints joined by + are an ensemble)",
     )
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 = first seat; teams are even/odd seats)")
     parser.add_argument("--seed", type=seed_value, default=None, help="seed of the deals and the bots")
