@@ -32,8 +32,10 @@ AGENT_NAMES = ("random", *LEVELS, "trained", "apprentice", "search")
 # file trained for the rules asked for.
 _SHIPPED_FOLDER = Path(__file__).parent / "trained"
 SHIPPED_AGENTS = {preset: _SHIPPED_FOLDER / f"{preset}.pt" for preset in ("standard", "band")}
-SHIPPED_APPRENTICES = {preset: _SHIPPED_FOLDER / f"apprentice-{preset}.pt" for preset in ("standard", "band")}
-SHIPPED_NETWORKS = {"trained": SHIPPED_AGENTS, "apprentice": SHIPPED_APPRENTICES}
+SHIPPED_NETWORKS = {
+    "trained": SHIPPED_AGENTS,
+    "apprentice": {preset: _SHIPPED_FOLDER / f"apprentice-{preset}.pt" for preset in SHIPPED_AGENTS},
+}
 
 # A checkpoint loader: (path, rules or None, seed) -> Agent. With rules None the agent plays
 # the rules it was trained for (a .pt checkpoint) or the standard game.

@@ -294,6 +294,12 @@ def test_make_and_load_resolve_names() -> None:
         load(str(SHIPPED_AGENTS["band"]), Rules.preset("band_auto"))
     with pytest.raises(ValueError, match="no shipped trained agent plays"):
         load("trained", Rules.preset("band_auto"))
+    # Rules may be given as a preset name, as env() takes them; bad names and specs are clear errors.
+    assert make("hard", "band").rules == rules and load("trained", "band").rules == rules
+    with pytest.raises(ValueError, match="agent name must be text, got None; known agents: random"):
+        make(None)
+    with pytest.raises(ValueError, match="agent spec '': give an agent name"):
+        load("")
 
 
 def test_the_apprentice_is_its_own_network_for_each_shipped_preset() -> None:
@@ -301,7 +307,6 @@ def test_the_apprentice_is_its_own_network_for_each_shipped_preset() -> None:
     name and weights, and refuses rules it was not trained for as ``trained`` does."""
     import torch
 
-    assert SHIPPED_NETWORKS["apprentice"].keys() == SHIPPED_AGENTS.keys()
     for preset in SHIPPED_AGENTS:
         rules = Rules.preset(preset)
         apprentice, trained = make("apprentice", rules), make("trained", rules)
@@ -311,12 +316,6 @@ def test_the_apprentice_is_its_own_network_for_each_shipped_preset() -> None:
         assert SHIPPED_NETWORKS["apprentice"][preset].stat().st_size < 20 * 2**20
     with pytest.raises(ValueError, match="no shipped apprentice agent plays"):
         load("apprentice", Rules.preset("open"))
-    # Rules may be given as a preset name, as env() takes them; bad names and specs are clear errors.
-    assert make("hard", "band").rules == rules and load("trained", "band").rules == rules
-    with pytest.raises(ValueError, match="agent name must be text, got None; known agents: random"):
-        make(None)
-    with pytest.raises(ValueError, match="agent spec '': give an agent name"):
-        load("")
 
 
 def test_checkpoint_loader_hook(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from typing import TextIO
 
 import numpy as np
 
-from agents import LEVELS, load
+from agents import AGENT_NAMES, load
 
 from .. import core
 from ..cards import (
@@ -316,7 +316,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--level",
         default="hard",
-        help=f"bot level: {', '.join(('random', *LEVELS, 'trained', 'apprentice'))} (or a checkpoint;"
+        help=f"bot level: {', '.join(name for name in AGENT_NAMES if name != 'search')} (or a checkpoint;"
         " checkpoints joined by + are an ensemble)",
     )
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 = first seat; teams are even/odd seats)")
