@@ -163,7 +163,9 @@ def _search_agent(spec: str, rules: Rules, seed: int | None, text: str) -> Agent
         rollout = _spec_network(text, "rollout", settings.rollout, rules, seed)
     leaf = None if settings.leaf is None else _spec_network(text, "leaf", settings.leaf, rules, seed).state_values
     prior = None if settings.prior is None else _spec_network(text, "prior", settings.prior, rules, seed)
-    return SearchAgent(rules, rollout, settings, seed=seed, name=spec, leaf=leaf, prior=prior)
+    base = None if settings.base is None else _spec_network(text, "base", settings.base, rules, seed)
+    weigh = None if settings.weigh is None else _spec_network(text, "weigh", settings.weigh, rules, seed)
+    return SearchAgent(rules, rollout, settings, seed=seed, name=spec, leaf=leaf, prior=prior, base=base, weigh=weigh)
 
 
 def _spec_network(text: str, key: str, path: str, rules: Rules, seed: int | None) -> Any:

@@ -2,7 +2,7 @@
 
 For each decision the agent draws K deals consistent with its observation
 (:class:`mendikot_env.belief.Belief`, face-down band card included; by default the likeliest
-under the rollout policy's play of the moves seen, ``infer`` below), plays each distinct legal
+under the rollout policy's play of the moves seen, ``infer`` and ``weigh`` below), plays each distinct legal
 move (one card of each run of equal cards, :func:`distinct_moves`) in each deal and finishes the
 hand: a rollout policy (the ``hard`` rule-based bot by default, which reads the sampled deal's
 core state from each seat's view, :meth:`RuleBasedAgent.act_state`) plays every seat until the
@@ -23,21 +23,23 @@ Spec syntax (``agents.make``, ``--a`` in the arena): ``search`` or
 
 - ``k``: deals sampled per decision, an integer >= 1;
 - ``rollout``: the policy that plays the hands out at every seat: ``random``, a rule-based level
-  (``easy``, ``medium``, ``hard``), ``trained`` (the shipped network; needs torch), or a trained
-  network's run folder or ``.pt`` file (``rollout=runs/exit``: what ``agents.load`` reads; a
-  path that is missing or a network trained for other rules is an error naming it);
+  (``easy``, ``medium``, ``hard``), ``trained`` or ``apprentice`` (the shipped networks; need
+  torch), or a trained network's run folder or ``.pt`` file (``rollout=runs/exit``: what
+  ``agents.load`` reads; a path that is missing or a network trained for other rules is an
+  error naming it);
 - ``exact``: tricks left (the current one included) from which every line of play is searched
   instead of rolled out, an integer from 0 (roll out to the end) to 3 (the tree grows about a
   hundredfold per trick);
 - ``budget_ms``: a time budget per decision: a first round of 8 deals is timed, then each round
   takes as many deals as the time left holds at the last round's pace, up to K in all; it must
   hold at least one rollout of a whole hand;
-- ``z``: how many standard errors a move must gain over the rollout policy's own choice, on the
-  same deals, to be played instead (0: the best mean);
-- ``infer``: policy inference. 0: uniform deals. 1: about a band card another
-  seat hid: of 8 times as many deals drawn, those where the rollout policy, dealt the hider's
-  hand, would have hidden the card drawn are kept first. 2: of ``draws`` times as many deals
-  drawn, each replayed through the history with the rollout policy at every other seat
+- ``z``: how many standard errors a move must gain over the ``base`` agent's choice (the
+  rollout policy's by default), on the same deals, to be played instead (0: the best mean);
+- ``infer``: policy inference, by the weighing policy (``weigh``, the rollout policy by
+  default). 0: uniform deals. 1: about a band card another seat hid: of 8 times as many deals
+  drawn, those where the weighing policy, dealt the hider's hand, would have hidden the card
+  drawn are kept first. 2: of ``draws`` times as many deals drawn, each replayed through the
+  history with the weighing policy at every other seat
   (:meth:`Belief.weigh`), the K likeliest are kept (distinct deals, not resampled: duplicates
   would shrink the standard errors of the ``z`` gate). 3: as 2, weighing the opponents' moves
   only, and pairing one opponent's cards from one draw with the other's from another wherever
@@ -53,7 +55,15 @@ Spec syntax (``agents.make``, ``--a`` in the arena): ``search`` or
 - ``prior``: a trained network's run folder or ``.pt`` file whose policy picks the moves
   searched: its ``top`` likeliest distinct moves and the rollout policy's own (the baseline
   the others must beat), so the deals are spent on fewer moves;
-- ``top``: with ``prior``, the network's moves searched, an integer >= 1 (default 3).
+- ``top``: with ``prior``, the network's moves searched, an integer >= 1 (default 3);
+- ``base``: the agent whose move the others must beat by ``z`` standard errors, and the one
+  played when none does (default: the rollout policy): a name as for ``rollout``
+  (``apprentice`` too) or a trained network's run folder or ``.pt`` file. A network stronger
+  than the rollout policy makes the search's fallback stronger at the cost of one forward
+  pass a decision;
+- ``weigh``: the policy whose play of the moves seen weighs the deals (``infer`` 1 to 3),
+  default the rollout policy: a name as for ``rollout`` or a network's path. ``weigh=hard``
+  keeps the inference at the rule-based bot's cost where a network plays the rollouts.
 """
 
 from __future__ import annotations
@@ -76,7 +86,7 @@ from mendikot_env.seeding import make_rng
 from .base import Agent, check_batch, seed_agent
 from .rule_based import LEVELS
 
-ROLLOUT_NAMES = ("random", *LEVELS, "trained")  # the agents a search may roll out with
+ROLLOUT_NAMES = ("random", *LEVELS, "trained", "apprentice")  # the agents a search may roll out with
 # The most tricks searched exactly: the tree of the last three tricks has hundreds of lines per
 # deal (about 1 ms a deal here), four tricks tens of thousands.
 MAX_EXACT = 3
@@ -97,13 +107,15 @@ class SearchSpec:
     rollout: str = "hard"  # the policy that plays every seat until the exact search takes over
     exact: int = 2  # tricks left (the current one included) searched exactly; 0: roll out to the end
     budget_ms: float | None = None  # time budget per decision (None: always K deals)
-    z: float = 1.0  # standard errors a move must gain over the rollout policy's own move
+    z: float = 1.0  # standard errors a move must gain over the base agent's move
     infer: int = 3  # 0 uniform deals; 1 hide-only, 2 policy-weighted and 3 mixed inference (see _worlds)
     draws: int = 4  # with infer=2 or 3: deals weighed per deal kept
     leaf: str | None = None  # a trained network whose value head ends the rollouts (None: none)
     cut: int = 1  # with a leaf: tricks the rollout plays after the move's before the leaf value
     prior: str | None = None  # a trained network whose policy picks the moves searched (None: every move)
     top: int = 3  # with a prior: its likeliest moves searched, beside the rollout policy's own
+    base: str | None = None  # the agent whose move the others must beat (None: the rollout policy)
+    weigh: str | None = None  # the policy whose play of the moves seen weighs the deals (None: the rollout)
 
 
 def parse_search_spec(spec: str) -> SearchSpec:
@@ -129,13 +141,13 @@ def parse_search_spec(spec: str) -> SearchSpec:
 
 def _spec_value(spec: str, key: str, value: str) -> object:
     """One checked value of a search spec."""
-    if key == "rollout":
+    if key in ("rollout", "base", "weigh"):
         if value.lower() in ROLLOUT_NAMES:
             return value.lower()
         if _is_path(value):
             return value  # a trained network, loaded (and checked) by agents.load
         raise ValueError(
-            f"search spec {spec!r}: rollout={value!r} is no rollout agent; one of {ROLLOUT_NAMES}, "
+            f"search spec {spec!r}: {key}={value!r} is no agent a search can use; one of {ROLLOUT_NAMES}, "
             "or a trained network's run folder or .pt file"
         )
     if key in ("leaf", "prior"):
@@ -181,6 +193,11 @@ class SearchAgent:
         leaf: a value of states (the outcome for team 0 of each game, e.g. a trained network's
             :meth:`~agents.neural.NeuralAgent.state_values`) that ends every rollout ``spec.cut``
             tricks after the move (None: the rollouts play on).
+        prior: an agent with ``probabilities()`` whose likeliest moves are the ones searched
+            (None: every distinct move).
+        base: the agent whose move the others must beat and which is played when none does
+            (None: the rollout policy).
+        weigh: the policy whose play of the moves seen weighs the deals (None: the rollout policy).
 
     It reads the history pieces (``reads_history``): the arena, the Gymnasium views and
     ``env(history=True)`` give it observations with them, and its belief then replays the moves
@@ -199,8 +216,12 @@ class SearchAgent:
         name: str = "search",
         leaf: Callable[[core.State], np.ndarray] | None = None,
         prior: Agent | None = None,
+        base: Agent | None = None,
+        weigh: Agent | None = None,
     ) -> None:
         self.rules, self.rollout, self.spec, self.name = rules, rollout, spec, name
+        self.base = rollout if base is None else base  # its move is the one the others must beat
+        self.weigh = rollout if weigh is None else weigh  # its play of the moves seen weighs the deals
         self.leaf = leaf  # (B,) outcome for team 0 of the games of a state: ends the rollouts ``cut`` tricks on
         self.prior = prior  # an agent with probabilities(): picks the moves searched
         self.encoder = ObservationEncoder(rules)  # the rollouts' plain observations
@@ -224,6 +245,8 @@ class SearchAgent:
         self.rng, rollout_seed = _split_seed(seed)
         if seed is not None:
             seed_agent(self.rollout, rollout_seed)
+            for other in {id(agent): agent for agent in (self.base, self.weigh) if agent is not self.rollout}.values():
+                seed_agent(other, rollout_seed)
 
     def _check_budget(self) -> None:
         """Refuse a budget that cannot hold one rollout of a whole hand at a batch of one."""
@@ -301,11 +324,12 @@ class SearchAgent:
     def _search(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """The chosen move of each decision: rounds of deals until K (or the budget) is spent.
 
-        Moves are compared with the rollout policy's own move on the same deals (paired
-        differences); another move is played only when its mean gain exceeds ``z`` standard
-        errors, so sampling noise falls back on the policy rather than on a lucky move.
+        Moves are compared with the base agent's move (the rollout policy's by default) on
+        the same deals (paired differences); another move is played only when its mean gain
+        exceeds ``z`` standard errors, so sampling noise falls back on that move rather than
+        on a lucky one.
         """
-        own = self.rollout.act(obs[:, : self.encoder.size], legal)
+        own = np.asarray(self.base.act(self.encoder.for_agent(obs, self.base), legal))
         liked = None if self.prior is None else self.prior.probabilities(self.encoder.for_agent(obs, self.prior), legal)
         beliefs, moves, open_rows = [], [], []
         for row, (o, m, mine) in enumerate(zip(obs, legal, own, strict=True)):
@@ -314,7 +338,7 @@ class SearchAgent:
             if liked is not None and distinct.size > self.spec.top + 1:  # the prior's likeliest, and the policy's own
                 likeliest = distinct[np.argsort(-liked[row, distinct], kind="stable")[: self.spec.top]]
                 distinct = np.union1d(likeliest, [int(mine)])
-            if distinct.size > 1:  # equivalent moves only: the rollout policy's own is as good
+            if distinct.size > 1:  # equivalent moves only: the base agent's is as good
                 beliefs.append(belief)
                 moves.append(distinct)
                 open_rows.append(row)
@@ -381,17 +405,18 @@ class SearchAgent:
         if self.spec.infer != 3 or any(belief.view.history is None for belief in beliefs):
             return None
         k = self.spec.k
-        return likeliest_together(beliefs, self.rollout, k, k * self.spec.draws, self.rng)
+        return likeliest_together(beliefs, self.weigh, k, k * self.spec.draws, self.rng)
 
     def _worlds(self, belief: Belief, n: int) -> core.State:
         """n sampled deals. ``infer=2`` (with the history pieces): the n likeliest under the
-        rollout policy of ``draws`` times as many; ``infer=3``: the same, the opponents' cards
-        paired across the draws (:meth:`Belief.likeliest` with ``mix``). ``infer=1`` in band, for a face-down
-        card another seat hid: ``INFER_DRAWS`` times as many are drawn, and those where the
-        rollout policy, dealt the hider's hand, would have hidden the card drawn come first
+        weighing policy (``weigh``, the rollout policy by default) of ``draws`` times as many;
+        ``infer=3``: the same, the opponents' cards paired across the draws
+        (:meth:`Belief.likeliest` with ``mix``). ``infer=1`` in band, for a face-down card
+        another seat hid: ``INFER_DRAWS`` times as many are drawn, and those where the
+        weighing policy, dealt the hider's hand, would have hidden the card drawn come first
         (rejection sampling, topped up with the others when fewer than n agree)."""
         if self.spec.infer >= 2 and belief.view.history is not None:
-            return belief.likeliest(self.rollout, n, n * self.spec.draws, self.rng, seat=0, mix=self.spec.infer == 3)
+            return belief.likeliest(self.weigh, n, n * self.spec.draws, self.rng, seat=0, mix=self.spec.infer == 3)
         worlds = belief.worlds(n, self.rng, seat=0)
         if not (self.spec.infer == 1 and worlds.hider[0] > 0 and (worlds.face_down >= 0).any()):
             return worlds  # no inference asked, no band card down, or the observer hid it
@@ -399,7 +424,7 @@ class SearchAgent:
         dealt = core.assemble_state(self.rules, worlds.deal.copy(), worlds.dealer, worlds.open_card)  # as dealt
         bits = core.legal_bits(dealt)
         obs = self.encoder.encode(dealt, dealt.current, legal=bits)
-        chosen = np.asarray(self.rollout.act(obs, unpack_sets(bits, NUM_ACTIONS).view(bool)))
+        chosen = np.asarray(self.weigh.act(obs, unpack_sets(bits, NUM_ACTIONS).view(bool)))
         agree = chosen == worlds.band_card
         return worlds.select(np.argsort(~agree, kind="stable")[:n])
 

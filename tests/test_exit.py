@@ -186,6 +186,87 @@ def test_a_prior_network_picks_the_moves_the_search_compares(monkeypatch) -> Non
         agents.make("search:prior=hard", Rules())
 
 
+def test_the_base_agent_is_the_move_the_others_must_beat(monkeypatch) -> None:
+    """``base=apprentice``: the network's move is the baseline of every comparison (and what the
+    search plays where every move is equivalent to it); without it, the rollout policy's."""
+    from agents import search as search_module
+    from mendikot_env import core
+    from mendikot_env.observation import ObservationEncoder
+
+    baselines: list[int] = []
+    real = search_module.SearchAgent._compare
+
+    def spy(self, beliefs, moves, own):
+        assert all(mine in move for move, mine in zip(moves, own, strict=True))
+        baselines.extend(int(mine) for mine in own)
+        return real(self, beliefs, moves, own)
+
+    monkeypatch.setattr(search_module.SearchAgent, "_compare", spy)
+    rules = Rules()
+    state = core.new_hands(rules, 48, rng=5)
+    obs, masks = ObservationEncoder(rules, history=True).encode(state, state.current), core.legal_action_mask(state)
+    plain = obs[:, : ObservationEncoder(rules).size]
+    apprentice, hard = agents.make("apprentice", rules), agents.make("hard", rules)  # unseeded: no jitter
+    assert (apprentice.act(plain, masks) != hard.act(plain, masks)).sum() > 5, "the two baselines differ"
+    for spec, baseline in (
+        ("search:k=2,infer=0,exact=1", hard),
+        ("search:k=2,infer=0,exact=1,base=apprentice", apprentice),
+    ):
+        search, expected = agents.make(spec, rules), baseline.act(plain, masks)
+        for row in range(len(obs)):
+            baselines.clear()
+            played = search.act(obs[row : row + 1], masks[row : row + 1])[0]
+            assert baselines in ([], [expected[row]]), f"{spec}: the baseline of hand {row} is the base agent's move"
+            assert baselines or played == expected[row], f"{spec}: with nothing to compare, the base's move is played"
+    assert isinstance(agents.make("search:base=trained", rules).base, agents.neural.NeuralAgent)
+    with pytest.raises(ValueError, match="base='nobody' is no agent a search can use"):
+        agents.make("search:base=nobody", rules)
+    with pytest.raises(ValueError, match="base='runs/missing'.*does not exist"):
+        agents.load("search:base=runs/missing", rules)
+
+
+def test_the_weighing_policy_is_the_one_that_replays_the_moves_seen(monkeypatch) -> None:
+    """``weigh=hard`` with a network's rollouts: the deals are weighed by the bot's play of the
+    history (cheap), the hands played out by the network."""
+    from agents import search as search_module
+    from agents.neural import NeuralAgent
+    from mendikot_env import core
+    from mendikot_env.observation import ObservationEncoder
+
+    weighers: list[object] = []
+    together, one = search_module.likeliest_together, search_module.Belief.likeliest
+
+    def spy_together(beliefs, policy, *rest):
+        weighers.append(policy)
+        return together(beliefs, policy, *rest)
+
+    def spy_one(self, policy, *rest, **named):
+        weighers.append(policy)
+        return one(self, policy, *rest, **named)
+
+    monkeypatch.setattr(search_module, "likeliest_together", spy_together)
+    monkeypatch.setattr(search_module.Belief, "likeliest", spy_one)
+    rules = Rules()
+    state = core.new_hands(rules, 4, rng=1)
+    for _ in range(6):  # a trick and a half of history to weigh
+        core.step(state, core.legal_action_mask(state).argmax(axis=1))
+    obs, masks = ObservationEncoder(rules, history=True).encode(state, state.current), core.legal_action_mask(state)
+    for spec, kind in (
+        ("search:k=2,exact=1,rollout=apprentice,weigh=medium", "medium"),
+        ("search:k=2,exact=1,rollout=medium", "medium"),
+    ):
+        weighers.clear()
+        search = agents.make(spec, rules, seed=0)
+        search.act(obs, masks)  # deals drawn decision by decision
+        assert weighers, f"{spec}: act weighs its deals"
+        drawn = len(weighers)
+        search.values(obs, masks)  # deals drawn for all decisions together
+        assert len(weighers) > drawn and all(getattr(policy, "level", None) == kind for policy in weighers), spec
+    assert isinstance(agents.make("search:rollout=apprentice", rules).weigh, NeuralAgent), "default: the rollout policy"
+    with pytest.raises(ValueError, match="weigh='nobody' is no agent a search can use"):
+        agents.make("search:weigh=nobody", rules)
+
+
 def test_a_run_started_from_a_trained_network_takes_its_layers_and_weights(tmp_path: Path) -> None:
     from agents.neural import load_neural_agent
 
