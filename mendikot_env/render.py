@@ -42,10 +42,15 @@ def trump_change_text(state: State, trump_before: int, card_text: Callable[[int]
     trump = int(state.trump[0])
     if trump == trump_before or trump < 0:
         return ""
-    if state.rules.trump_by_first_cut:
+    return trump_set_text(trump, None if state.rules.trump_by_first_cut else int(state.band_card[0]), card_text)
+
+
+def trump_set_text(trump: int, revealed: int | None, card_text: Callable[[int], str] = card_str) -> str:
+    """The words appended to a move that set ``trump``: the cut, or the face-down card
+    ``revealed`` turned up (the replays narrate their events with it too)."""
+    if revealed is None:
         return f" (cuts: {SUIT_NAMES[trump]} are trump)"
-    band = int(state.band_card[0])
-    return f"; the face-down {card_text(band)} is turned up, {SUIT_NAMES[trump]} are trump"
+    return f"; the face-down {card_text(revealed)} is turned up, {SUIT_NAMES[trump]} are trump"
 
 
 def trump_status(

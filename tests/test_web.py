@@ -21,7 +21,7 @@ with warnings.catch_warnings():  # starlette 1.x asks for httpx2 in place of htt
     from starlette.testclient import TestClient  # noqa: E402
 
 from mendikot_env import core  # noqa: E402
-from mendikot_env.cards import card_str, set_to_cards  # noqa: E402
+from mendikot_env.cards import SUIT_NAMES, card_str, set_to_cards  # noqa: E402
 from mendikot_env.cli import main  # noqa: E402
 from mendikot_env.records import replay_record  # noqa: E402
 from mendikot_env.rules import PRESETS, Rules  # noqa: E402
@@ -324,6 +324,8 @@ def test_replay_steps_with_a_seats_belief_and_the_search_values(client: TestClie
     whole = client.get(f"/api/replays/{replay}", params={"step": 0}).json()
     assert whole["belief"] is None and whole["steps"] == len(record["actions"]) and len(whole["tricks"]) == 13
     assert len(drawn_cards(whole["svg"])) == 52, "every hand and the face-down card, face up"
+    turned = [text for text in whole["events"] if "is turned up" in text]
+    assert len(turned) == (record["result"]["trump"] is not None), "the log says when the face-down card showed"
     step = whole["tricks"][3] + 1
     mine = client.get(f"/api/replays/{replay}", params={"step": step, "seat": 1}).json()
     belief = mine["belief"]
@@ -339,6 +341,18 @@ def test_replay_steps_with_a_seats_belief_and_the_search_values(client: TestClie
     values = client.get(f"/api/replays/{replay}/search", params={"step": decision, "seat": 2}).json()["values"]
     assert values and all("action" in row for row in values)
     assert client.get(f"/api/replays/{replay}/search", params={"step": decision, "seat": 3}).status_code == 409
+
+
+def test_the_replay_log_says_which_card_cut_and_set_trump(client: TestClient) -> None:
+    game, who = start(client, seed=4)  # the standard game: trump set by the first cut
+    play_hand(client, game, who)
+    record = client.get(f"/api/games/{game}/records/1", params=who).json()
+    replay = client.post("/api/replays", json={"records": [{"name": "a", "data": record}]}).json()["replay"]
+    events = client.get(f"/api/replays/{replay}", params={"step": 0}).json()["events"]
+    trump = record["result"]["trump"]
+    assert trump is not None, "someone cut in this hand"
+    cuts = [text for text in events if "(cuts:" in text]
+    assert len(cuts) == 1 and f"(cuts: {SUIT_NAMES[trump]} are trump)" in cuts[0], cuts
 
 
 def test_the_web_bench_times_every_kind_of_answer(capsys) -> None:

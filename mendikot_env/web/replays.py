@@ -29,6 +29,7 @@ from ..commands.replay import RECORD_KEYS, SUMMARY_KEY, replayed
 from ..observation import ObservationEncoder
 from ..picture.svg import table_svg
 from ..records import RecordError, Replay
+from ..render import trump_set_text
 from ..rules import Rules
 from .tables import HINT_SPEC, Refused
 from .views import held, table_names
@@ -169,11 +170,14 @@ def _number(value: Any, what: str, most: int) -> int:
 
 
 def _event_text(names: list[str], event: Any, shows_hidden: bool) -> str:
-    """One move in words; ``shows_hidden``: the reader may see which card was laid face down."""
+    """One move in words, with what it showed of trump (the cut that set it, the face-down
+    card turned up); ``shows_hidden``: the reader may see which card was laid face down."""
     what = {"hide": "lays a card face down", "ask": "asks for the trump"}.get(event.kind, "")
     text = f"{names[event.seat]} {what or 'plays ' + card_str(event.action)}"
     if event.kind == "hide" and shows_hidden:
         text += f" ({card_str(event.action)})"
+    if event.trump_after is not None:  # a cut or the face-down card turned up
+        text += trump_set_text(event.trump_after, event.revealed)
     if event.trick_winner is not None:
         text += f"; {names[event.trick_winner]} takes trick {event.trick + 1}"
     return text
