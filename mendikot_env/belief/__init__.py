@@ -2,16 +2,18 @@
 core states (worlds) built from them, for a search to play its moves out in.
 
 The belief reads the seat's information state (:class:`mendikot_env.infostate.SeatInfo`,
-decoded once from its observation; never the vector's pieces) and works in three steps, one
-module each:
+decoded once from its observation; never the vector's pieces) and works in steps, one module
+each:
 
 - :mod:`~mendikot_env.belief.sampler`: the constraints on the unseen cards (hand sizes, the
   suits each seat has shown out of, the face-down card as one more slot) and deals drawn
   uniformly among those that meet them: exactly, by counting over the suits, except for one
   constraint (with the auto reveal, a suit the seat to act must hold) met by drawing again the
   deals that break it;
-- :mod:`~mendikot_env.belief.weighing`: deals weighed by how likely a policy was to make the
-  moves seen (:meth:`Belief.weigh`, :meth:`Belief.likeliest`), and :class:`Belief` itself;
+- :mod:`~mendikot_env.belief.replay`: deals replayed through the moves seen, each weighed by
+  the chance of the other seats' moves under a policy (:func:`replay_worlds`, :class:`Weighing`);
+- :mod:`~mendikot_env.belief.weighing`: :class:`Belief` itself, with the deals weighed
+  (:meth:`Belief.weigh`) or the likeliest kept (:meth:`Belief.likeliest`) on that replay;
 - :mod:`~mendikot_env.belief.together`: the likeliest deals of many decisions at once, their
   histories replayed in one batch (what a search labelling many decisions calls);
 - :mod:`~mendikot_env.belief.worlds`: core states built from a deal, replayed through the
@@ -27,18 +29,10 @@ Example:
     8
 """
 
+from .replay import EPSILON, LIKELIEST_MARGIN, Weighing, replay_worlds
 from .sampler import Constraints, DealSampler, InfoState, SeatView, constraints, history_voids, read_view
 from .together import likeliest_together
-from .weighing import (
-    EPSILON,
-    LIKELIEST_MARGIN,
-    Belief,
-    Weighing,
-    WeightedDeals,
-    _mixed_deals,
-    replay_worlds,
-    sample_worlds,
-)
+from .weighing import Belief, WeightedDeals, _mixed_deals, sample_worlds
 from .worlds import build_worlds, replay_start
 
 __all__ = [

@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from ..core import State, step
-from .weighing import EPSILON, Belief, _mixed_deals, reads_state, state_chance
+from .replay import EPSILON, reads_state, state_chance
+from .weighing import Belief, _mixed_deals
 from .worlds import _check_replay, replay_start
 
 
