@@ -53,8 +53,8 @@ Spec syntax (``agents.make``, ``--a`` in the arena): ``search`` or
   seat's observation of the sampled deal): fewer steps a rollout, at the network's judgement;
 - ``cut``: with ``leaf``, the tricks the rollout plays first, an integer >= 0 (default 1);
 - ``prior``: a trained network's run folder or ``.pt`` file whose policy picks the moves
-  searched: its ``top`` likeliest distinct moves and the rollout policy's own (the baseline
-  the others must beat), so the deals are spent on fewer moves;
+  searched: its ``top`` likeliest distinct moves and the ``base`` agent's (the baseline the
+  others must beat; the rollout policy's by default), so the deals are spent on fewer moves;
 - ``top``: with ``prior``, the network's moves searched, an integer >= 1 (default 3);
 - ``base``: the agent whose move the others must beat by ``z`` standard errors, and the one
   played when none does (default: the rollout policy): a name as for ``rollout``
@@ -113,7 +113,7 @@ class SearchSpec:
     leaf: str | None = None  # a trained network whose value head ends the rollouts (None: none)
     cut: int = 1  # with a leaf: tricks the rollout plays after the move's before the leaf value
     prior: str | None = None  # a trained network whose policy picks the moves searched (None: every move)
-    top: int = 3  # with a prior: its likeliest moves searched, beside the rollout policy's own
+    top: int = 3  # with a prior: its likeliest moves searched, beside the base agent's
     base: str | None = None  # the agent whose move the others must beat (None: the rollout policy)
     weigh: str | None = None  # the policy whose play of the moves seen weighs the deals (None: the rollout)
 
@@ -335,7 +335,7 @@ class SearchAgent:
         for row, (o, m, mine) in enumerate(zip(obs, legal, own, strict=True)):
             belief = Belief(InfoState(self.rules, o, m))
             distinct = distinct_moves(belief, np.flatnonzero(m), int(mine))
-            if liked is not None and distinct.size > self.spec.top + 1:  # the prior's likeliest, and the policy's own
+            if liked is not None and distinct.size > self.spec.top + 1:  # the prior's likeliest, and the base's
                 likeliest = distinct[np.argsort(-liked[row, distinct], kind="stable")[: self.spec.top]]
                 distinct = np.union1d(likeliest, [int(mine)])
             if distinct.size > 1:  # equivalent moves only: the base agent's is as good
