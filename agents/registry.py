@@ -157,15 +157,20 @@ def _search_agent(spec: str, rules: Rules, seed: int | None, text: str) -> Agent
     """The search agent of a ``search:k=64,rollout=hard,budget_ms=50`` spec (see :mod:`agents.search`),
     lower case in ``spec`` (its name) and as written in ``text`` (a rollout path keeps its case)."""
     settings = parse_search_spec(text)
-    if settings.rollout in ROLLOUT_NAMES:
-        rollout = _named_agent(settings.rollout, rules, seed)
-    else:  # a trained network's run folder or file, checked to play these rules
-        rollout = _spec_network(text, "rollout", settings.rollout, rules, seed)
+    rollout = _spec_agent(text, "rollout", settings.rollout, rules, seed)
     leaf = None if settings.leaf is None else _spec_network(text, "leaf", settings.leaf, rules, seed).state_values
     prior = None if settings.prior is None else _spec_network(text, "prior", settings.prior, rules, seed)
-    base = None if settings.base is None else _spec_network(text, "base", settings.base, rules, seed)
-    weigh = None if settings.weigh is None else _spec_network(text, "weigh", settings.weigh, rules, seed)
+    base = None if settings.base is None else _spec_agent(text, "base", settings.base, rules, seed)
+    weigh = None if settings.weigh is None else _spec_agent(text, "weigh", settings.weigh, rules, seed)
     return SearchAgent(rules, rollout, settings, seed=seed, name=spec, leaf=leaf, prior=prior, base=base, weigh=weigh)
+
+
+def _spec_agent(text: str, key: str, value: str, rules: Rules, seed: int | None) -> Agent:
+    """The agent a search spec's ``rollout``, ``base`` or ``weigh`` names: one of
+    ``ROLLOUT_NAMES``, else a trained network's run folder or file, checked to play ``rules``."""
+    if value in ROLLOUT_NAMES:
+        return _named_agent(value, rules, seed)
+    return _spec_network(text, key, value, rules, seed)
 
 
 def _spec_network(text: str, key: str, path: str, rules: Rules, seed: int | None) -> Any:

@@ -245,8 +245,9 @@ class SearchAgent:
         self.rng, rollout_seed = _split_seed(seed)
         if seed is not None:
             seed_agent(self.rollout, rollout_seed)
-            for other in {id(agent): agent for agent in (self.base, self.weigh) if agent is not self.rollout}.values():
-                seed_agent(other, rollout_seed)
+            for other in (self.base, self.weigh):
+                if other is not self.rollout:
+                    seed_agent(other, rollout_seed)
 
     def _check_budget(self) -> None:
         """Refuse a budget that cannot hold one rollout of a whole hand at a batch of one."""
