@@ -11,13 +11,16 @@ import torch
 
 import agents
 import mendikot_env
+from agents.advice import make_advisor
 from mendikot_env import Rules
 from mendikot_env.arena import duplicate_arena
 from mendikot_env.cli import main
+from mendikot_env.observation import observation_layout
 from mendikot_env.training import exit as expert_iteration
 from mendikot_env.training.checkpoint import load_checkpoint
 from mendikot_env.training.loop import Args, train
 from mendikot_env.training.metrics import read_rows
+from mendikot_env.training.search_targets import read_targets
 
 # Two hands a generation in one shard, two deals a move: seconds a generation.
 TINY = {
@@ -156,6 +159,43 @@ def test_a_centralised_critic_learns_the_outcomes_and_serves_as_the_search_leaf(
     saved = load_checkpoint(out / "agent.pt", kind="agent")
     assert saved["network"]["value_head_trained"] and not any(name.startswith("critic.") for name in saved["model"])
     assert isinstance(agents.load(out, Rules()).act, object)
+
+
+def test_a_network_with_an_advisor_learns_from_the_targets_with_the_advice_appended(tmp_path: Path) -> None:
+    args = tiny_args(tmp_path, max_iterations=2, advisor="hard", critic="state", exit_network_leaf=True)
+    out = expert_iteration.train(args)
+    network = agents.load(out, Rules()).network
+    assert network.advisor == "hard"
+    advisor = make_advisor("hard", Rules(), network.advisor_level)
+    batch = expert_iteration.TargetBatch.of(out, Rules(), args, 2, torch.device("cpu"), advisor)
+    targets = read_targets(out / "targets" / "gen-000002", Rules())
+    plain = targets["observations"][:, : observation_layout(Rules()).size]
+    advice = batch.observations[-len(plain) :, -53:].float().numpy()
+    assert (advice.sum(axis=1) == 1).all()
+    assert np.array_equal(advice.argmax(axis=1), advisor.act(plain, targets["masks"])), "the advisor's move, appended"
+    assert all(np.isfinite(row["losses/critic"]) for row in read_rows(out / "metrics.jsonl"))
+
+
+def test_the_network_plays_the_labelled_hands_when_it_is_the_mover(tmp_path: Path, monkeypatch) -> None:
+    start = network_file(tmp_path / "start.pt", Rules())
+    observations = np.random.default_rng(0).random((64, observation_layout(Rules()).size), dtype=np.float32)
+    masks = np.zeros((64, 53), dtype=bool)
+    masks[:, :13] = True
+    chosen = []  # the mover's moves on fixed inputs, when the generation starts
+    real = expert_iteration.generate_targets
+
+    def spy(*args, mover=None, **named):
+        chosen.append(mover.act(observations, masks))
+        return real(*args, mover=mover, **named)
+
+    monkeypatch.setattr(expert_iteration, "generate_targets", spy)
+    out = expert_iteration.train(tiny_args(tmp_path / "run", max_iterations=1, init=str(start), exit_mover="network"))
+    first = agents.load(start, Rules()).act(observations, masks)
+    assert len(chosen) == 1 and np.array_equal(chosen[0], first), "the run's network plays the first generation"
+    manifest = json.loads((out / "targets" / "gen-000001" / "manifest.json").read_text())
+    assert manifest["mover"] == "network" and "mover network" in manifest["run_id"]
+    with pytest.raises(ValueError, match="exit_mover"):
+        tiny_args(tmp_path, exit_mover="bot")
 
 
 def test_a_prior_network_picks_the_moves_the_search_compares(monkeypatch) -> None:

@@ -37,6 +37,7 @@ def cpu_has_native_bfloat16(cpuinfo: str | Path = "/proc/cpuinfo") -> bool | Non
     return any(flag in flags for flag in NATIVE_BFLOAT16_FLAGS)
 
 
+EXIT_MOVERS = ("search", "network")  # who plays the labelled hands of expert iteration (see Args.exit_mover)
 ALGORITHMS = ("ppo", "dmc", "exit")  # masked PPO, Deep Monte-Carlo or expert iteration (see Args.algorithm)
 # The allowed values of every option that names a choice, checked when Args is made.
 CHOICES: dict[str, tuple[str, ...]] = {
@@ -44,6 +45,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "critic": CRITICS,
     "precision": PRECISIONS,
     "advisor": ADVISORS,
+    "exit_mover": EXIT_MOVERS,
 }
 
 # The allowed range of every numeric option: (low, high, low_included); high is included,
@@ -369,6 +371,10 @@ class Args:
     exit_network_leaf: bool = False
     """exit only: from the second generation the search's rollouts end the spec's cut tricks
     after the move at the current network's value (the leaf of a spec without leaf=)"""
+    exit_mover: str = "search"
+    """exit only: who plays the moves of the labelled hands at every seat: "search" (its best
+    move by the values it writes) or "network" (the current network, greedy, while the search
+    only labels: the decisions the network itself meets, as DAgger gathers them)"""
     exit_hands: int = 256
     """exit only: hands of search self-play labelled per generation"""
     exit_shard_hands: int = 64

@@ -11,7 +11,9 @@ in :func:`train` alternates them, one generation per iteration:
 1. generate: ``exit_hands`` hands of search self-play, every decision labelled, written as
    shards under ``targets/gen-NNNNNN`` (from the second generation on, with
    ``exit_network_rollout`` the search rolls out with the current network, with
-   ``exit_network_leaf`` its rollouts end at the network's value);
+   ``exit_network_leaf`` its rollouts end at the network's value; with ``exit_mover
+   "network"`` the network plays the hands and the search only labels them, so the fit sees
+   the decisions the network meets, as DAgger gathers them);
 2. fit the network to the last ``exit_window`` generations' targets: the policy head by
    cross-entropy to the softmax of the search's move values at ``exit_temperature`` (legal
    moves only; forced decisions have no policy target), the value head by squared error to
@@ -45,6 +47,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.advice import make_advisor, with_advice
+from agents.base import Agent
 from agents.neural import NeuralAgent
 from agents.registry import make
 from agents.search import SearchAgent, parse_search_spec
@@ -108,6 +112,7 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
         first = saved["pool"][0] if saved is not None and saved["pool"] else network.playing_state_dict()
         run.snapshots = [{k: v.detach().cpu().clone() for k, v in first.items()}]
         reference = frozen_network(run.snapshots[0], network, device)
+    advisor = make_advisor(network.advisor, rules, network.advisor_level)  # its move is part of the input
     log = MetricsLog(out, resume=resume, counters=counters)
     budget = args.minutes * 60.0
     session_start = time.perf_counter() - counters["seconds"]
@@ -123,7 +128,7 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
         stats = generate(out, rules, args, network, device, generation)
 
         # 2. Fit the network to the window's targets.
-        batch = TargetBatch.of(out, rules, args, generation, device)
+        batch = TargetBatch.of(out, rules, args, generation, device, advisor)
         for group in run.optimizer.param_groups:
             group["lr"] = learning_rate(args, counters)
         update_start = time.perf_counter()
@@ -162,6 +167,9 @@ def generate(
         named = f"{args.exit_search} (network of generation {generation - 1})"
         search = SearchAgent(rules, rollout, spec, seed=int(seeds[0]), name=named, leaf=leaf)
     shards = -(-args.exit_hands // args.exit_shard_hands)
+    mover = None  # the search plays its own best move
+    if args.exit_mover == "network":
+        mover = NeuralAgent(network, rules, greedy=True, device=device, name="network")
     return generate_targets(
         target_folder(out, generation),
         rules,
@@ -170,6 +178,7 @@ def generate(
         shards=shards,
         hands_per_shard=args.exit_shard_hands,
         seed=int(seeds[1]),
+        mover=mover,
     )
 
 
@@ -177,11 +186,15 @@ def critic_leaf(network: nn.Module, rules: Rules) -> Callable[[core.State], np.n
     """A search's leaf value from the centralised critic: the outcome for team 0 of each game of
     a state, read from the seat to move's observation plus every hand of the (sampled) deal."""
     encoder = ObservationEncoder(rules)
+    advisor = make_advisor(network.advisor, rules, network.advisor_level)
 
     @torch.no_grad()
     def leaf(state: core.State) -> np.ndarray:
         device = next(network.parameters()).device
-        obs = torch.from_numpy(encoder.encode(state, state.current)).to(device)
+        observations = encoder.encode(state, state.current)
+        if advisor is not None:
+            observations = with_advice(advisor, observations, core.legal_action_mask(state))
+        obs = torch.from_numpy(observations).to(device)
         hidden = torch.from_numpy(hidden_planes(state, state.current)).to(device)
         return np.where(state.current % 2 == 0, 1.0, -1.0) * network.critic_value(obs, hidden).cpu().numpy()
 
@@ -200,7 +213,8 @@ def run_id(args: Args, network: nn.Module, generation: int) -> str:
         digest.update(tensor.detach().cpu().numpy().tobytes())
     uses = f"rollout {args.exit_network_rollout} leaf {args.exit_network_leaf}"
     rollout = f"network {digest.hexdigest()[:16]} ({uses})" if uses_network(args, generation) else "spec"
-    return f"exit seed {args.seed} generation {generation} {args.exit_search} rollout {rollout}"
+    named = f"exit seed {args.seed} generation {generation} {args.exit_search} rollout {rollout}"
+    return named if args.exit_mover == "search" else f"{named} mover network {digest.hexdigest()[:16]}"
 
 
 def uses_network(args: Args, generation: int) -> bool:
@@ -212,7 +226,7 @@ def uses_network(args: Args, generation: int) -> bool:
 class TargetBatch:
     """The window's targets as tensors on the device."""
 
-    observations: torch.Tensor  # (N, D) float16: the plain observation (the network's input), half the memory
+    observations: torch.Tensor  # (N, D) float16: the network's input (the plain observation, then any advice)
     masks: torch.Tensor  # (N, 53) bool
     policy: torch.Tensor  # (N, 53) float32: softmax of the move values over the temperature, 0 where illegal
     searched: torch.Tensor  # (N,) bool: a decision the search valued (two or more legal moves)
@@ -220,17 +234,24 @@ class TargetBatch:
     hidden: torch.Tensor | None  # (N, (n + 1) * 52) bool: every hand, for a centralised critic only
 
     @classmethod
-    def of(cls, out: Path, rules: Rules, args: Args, generation: int, device: torch.device) -> TargetBatch:
+    def of(
+        cls, out: Path, rules: Rules, args: Args, generation: int, device: torch.device, advisor: Agent | None = None
+    ) -> TargetBatch:
+        """The targets of the window ending at ``generation``; with the network's ``advisor``
+        (a rule-based bot) its move is appended to every observation, as the agent that
+        plays the network appends it (:func:`agents.advice.with_advice`)."""
         first = max(1, generation - args.exit_window + 1)
         parts = [read_targets(target_folder(out, g), rules) for g in range(first, generation + 1)]
         data = {name: np.concatenate([part[name] for part in parts]) for name in parts[-1]}
-        plain = observation_layout(rules).size
+        observations = data["observations"][:, : observation_layout(rules).size]
+        if advisor is not None:
+            observations = advised(advisor, observations, data["masks"])
         values = torch.from_numpy(data["values"])
         searched = torch.isfinite(values).any(dim=1)
         logits = torch.nan_to_num(values / args.exit_temperature, nan=-torch.inf)
         policy = torch.where(searched[:, None], torch.softmax(logits, dim=1), 0.0).nan_to_num(0.0)
         return cls(
-            observations=torch.from_numpy(data["observations"][:, :plain].astype(np.float16)).to(device),
+            observations=torch.from_numpy(observations.astype(np.float16)).to(device),
             masks=torch.from_numpy(data["masks"]).to(device),
             policy=policy.to(device),
             searched=searched.to(device),
@@ -240,6 +261,14 @@ class TargetBatch:
 
     def __len__(self) -> int:
         return int(self.outcomes.shape[0])
+
+
+def advised(advisor: Agent, observations: np.ndarray, masks: np.ndarray, rows: int = 8192) -> np.ndarray:
+    """The observations with the advisor's move appended, ``rows`` at a time (the bot's
+    batch arrays stay small however many decisions the window holds)."""
+    return np.concatenate(
+        [with_advice(advisor, observations[i : i + rows], masks[i : i + rows]) for i in range(0, len(masks), rows)]
+    )
 
 
 def fit(
