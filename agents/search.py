@@ -283,12 +283,24 @@ class SearchAgent:
     def values(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """(B, 53) float32: every legal move's mean outcome for the observer's team over K sampled
         deals (:func:`team_value`'s points), NaN on illegal moves and on forced decisions (one
-        legal action: nothing to search). What expert iteration learns from
-        (:mod:`mendikot_env.training.search_targets`). One card of each run of equal cards is
-        played out and the others take its value (:func:`equal_runs`); all decisions are
-        searched together, in groups whose games fit ``max_games``."""
+        legal action: nothing to search): :meth:`labels`' ``values``."""
+        return self.labels(observations, masks).values
+
+    def labels(self, observations: np.ndarray, masks: np.ndarray) -> MoveLabels:
+        """Every legal move's mean outcome over K sampled deals, how sure the search is of its
+        gain over the base agent's move, and the move it plays by them (:class:`MoveLabels`):
+        what expert iteration learns from (:mod:`mendikot_env.training.search_targets`).
+
+        All moves of a decision are played out in the same K deals, so a move's gain over the
+        base move is a paired difference with a standard error of its own; the move chosen is
+        the one :meth:`act` would choose with those K deals (the ``z`` gate). One card of each
+        run of equal cards is played out and the others take its value (:func:`equal_runs`);
+        all decisions are searched together, in groups whose games fit ``max_games``."""
         obs, legal = self._checked(observations, masks)
         values = np.full(legal.shape, np.nan, dtype=np.float32)
+        spreads = np.full(legal.shape, np.nan, dtype=np.float32)
+        base = np.asarray(self.base.act(self.encoder.for_agent(obs, self.base), legal)).astype(np.int64)
+        chosen = base.copy()
         rows = np.flatnonzero(legal.sum(axis=1) > 1)
         beliefs = [Belief(InfoState(self.rules, obs[row], legal[row])) for row in rows]
         moves = [np.flatnonzero(legal[row]) for row in rows]
@@ -297,8 +309,15 @@ class SearchAgent:
         for part in self._groups(np.array([self.spec.k * distinct.size for distinct in kept], dtype=np.int64)):
             searched = self._evaluate(beliefs[part], kept[part], self.spec.k, self._worlds_together(beliefs[part]))
             for i, value in zip(range(rows.size)[part], searched, strict=True):
-                values[rows[i], moves[i]] = value.mean(axis=0)[runs[i][1]]
-        return values
+                row, (distinct, stands) = rows[i], runs[i]
+                own = int(stands[np.searchsorted(moves[i], base[row])])  # the base move's run
+                gain = value - value[:, own, None]
+                mean, spread = gain.mean(axis=0), standard_error(gain)
+                values[row, moves[i]] = value.mean(axis=0)[stands]
+                spreads[row, moves[i]] = spread[stands]
+                best = gated(mean, spread, own, self.spec.z)
+                chosen[row] = base[row] if best == own else distinct[best]
+        return MoveLabels(values, spreads, base, chosen)
 
     def _checked(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """A batch of plain observations or of observations with the history pieces, checked."""
@@ -371,11 +390,10 @@ class SearchAgent:
                 now = time.perf_counter()
                 n = min(n, int((budget - (now - start)) * n_round / max(now - round_start, 1e-9)))
         chosen = []
-        for move, total, square, mine in zip(moves, sums, squares, own, strict=True):
+        for move, total, square, mine in zip(moves, sums, squares, own_index, strict=True):
             mean = total / done
             spread = np.sqrt(np.maximum(square / done - mean**2, 0.0) / max(done - 1, 1))
-            score = np.where(move == mine, 0.0, mean - self.spec.z * spread)
-            chosen.append(move[np.argmax(score)] if score.max() > 0 else mine)
+            chosen.append(move[gated(mean, spread, mine, self.spec.z)])
         return np.array(chosen, dtype=np.int64)
 
     def _evaluate(
@@ -463,6 +481,33 @@ class SearchAgent:
                 obs = self.encoder.encode(state, state.current, legal=legal)
                 actions[free] = self.rollout.act(obs[free], masks[free])
             core.step(state, actions, check=False)
+
+
+@dataclass
+class MoveLabels:
+    """What the search says of a batch of decisions (:meth:`SearchAgent.labels`); NaN values and
+    spreads on illegal moves and on every move of a forced decision (one legal action)."""
+
+    values: np.ndarray  # (B, 53) float32: each legal move's mean outcome for the observer's team
+    spreads: np.ndarray  # (B, 53) float32: standard error of each move's mean gain over the base move (0 on its run)
+    base: np.ndarray  # (B,) int64: the base agent's move (the rollout policy's by default)
+    chosen: np.ndarray  # (B,) int64: the move the search plays: the base's unless the z gate picks another
+
+
+def gated(gains: np.ndarray, spreads: np.ndarray, own: int, z: float) -> int:
+    """The index of the move played among moves with these mean ``gains`` over the base move
+    (index ``own``) and their standard errors: the one whose gain beats ``z`` standard errors
+    by the most, or the base move when none does (sampling noise falls back on it)."""
+    score = gains - z * spreads
+    score[own] = 0.0
+    best = int(np.argmax(score))
+    return best if score[best] > 0 else own
+
+
+def standard_error(gains: np.ndarray) -> np.ndarray:
+    """(moves,) the standard error of the mean of each column of (deals, moves) paired gains."""
+    mean = gains.mean(axis=0)
+    return np.sqrt(np.maximum((gains**2).mean(axis=0) - mean**2, 0.0) / max(len(gains) - 1, 1))
 
 
 def distinct_moves(belief: Belief, moves: np.ndarray, prefer: int) -> np.ndarray:

@@ -71,11 +71,15 @@ def test_a_resumed_run_ends_as_one_never_stopped_and_plays_as_an_agent(tmp_path:
 
 
 def test_the_policy_learns_the_search_values_and_the_search_rolls_out_with_it(tmp_path: Path) -> None:
-    args = tiny_args(tmp_path, max_iterations=3, exit_window=3, epochs=20, exit_network_rollout=True)
-    args.exit_network_leaf = True
+    args = tiny_args(tmp_path, max_iterations=3, exit_window=3, epochs=20, learning_rate=3e-3)
+    args.exit_network_rollout = args.exit_network_leaf = True
     out = expert_iteration.train(args)
-    rows = read_rows(out / "metrics.jsonl")
-    assert rows[-1]["losses/policy"] < rows[0]["losses/policy"], "the fit brings the policy to the targets"
+    batch = expert_iteration.TargetBatch.of(out, Rules(), args, 3, torch.device("cpu"))
+    logits, _ = agents.load(out, Rules()).network(batch.observations.float(), batch.masks)
+    log_probs = torch.log_softmax(logits, dim=-1).masked_fill(~batch.masks, 0.0)
+    fitted = -(batch.policy * log_probs).sum(dim=-1)[batch.searched].mean().item()
+    uniform = torch.log(batch.masks.sum(dim=-1).float())[batch.searched].mean().item()
+    assert fitted < uniform - 0.1, "the fit brings the policy from uniform to the targets"
     manifests = [json.loads((out / "targets" / f"gen-00000{g}" / "manifest.json").read_text()) for g in (1, 2)]
     assert "rollout spec" in manifests[0]["run_id"] and "rollout network" in manifests[1]["run_id"]
     assert manifests[1]["search"].endswith("(network of generation 1)")
@@ -196,6 +200,23 @@ def test_the_network_plays_the_labelled_hands_when_it_is_the_mover(tmp_path: Pat
     assert manifest["mover"] == "network" and "mover network" in manifest["run_id"]
     with pytest.raises(ValueError, match="exit_mover"):
         tiny_args(tmp_path, exit_mover="bot")
+
+
+def test_a_gated_target_is_the_move_the_search_plays(tmp_path: Path) -> None:
+    args = tiny_args(tmp_path, max_iterations=1, exit_target="gated", exit_search="search:k=4,infer=0,exact=1")
+    out = expert_iteration.train(args)
+    policy = expert_iteration.TargetBatch.of(out, Rules(), args, 1, torch.device("cpu")).policy.numpy()
+    data = read_targets(out / "targets" / "gen-000001", Rules())
+    rows, searched = np.arange(len(policy)), np.isfinite(data["values"]).any(axis=1)
+    stays = searched & (data["chosen"] == data["base"])
+    assert stays.any() and (stays != searched).any(), "the search stays on the base move in some decisions only"
+    assert (policy[rows, data["chosen"]][stays] == 1).all(), "staying: all on the base move"
+    moved = searched & ~stays
+    assert (policy[rows, data["chosen"]][moved] > 0).all() and (policy[rows, data["base"]][moved] == 0).all()
+    assert np.allclose(policy[searched].sum(axis=1), 1) and (policy[~searched] == 0).all()
+    assert (policy[~data["masks"]] == 0).all()
+    with pytest.raises(ValueError, match="exit_target"):
+        tiny_args(tmp_path, exit_target="argmax")
 
 
 def test_a_prior_network_picks_the_moves_the_search_compares(monkeypatch) -> None:

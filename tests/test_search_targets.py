@@ -46,6 +46,10 @@ def test_a_shard_holds_every_decision_with_its_move_values_and_outcome(tmp_path:
     assert np.isnan(data["values"][~data["masks"]]).all(), "illegal moves have no value"
     assert np.isfinite(data["values"][searched][data["masks"][searched]]).all(), "every legal move is valued"
     assert np.isnan(data["values"][~searched]).all(), "a forced move is not searched"
+    assert np.array_equal(np.isnan(data["spreads"]), np.isnan(data["values"])), "a spread for every value"
+    rows = np.arange(n)
+    assert (data["masks"][rows, data["chosen"]] & data["masks"][rows, data["base"]]).all()
+    assert (data["spreads"][rows, data["base"]][searched] == 0).all(), "the base move's gain over itself"
     assert (np.abs(data["values"][searched][data["masks"][searched]]) <= 3.1).all()
     assert set(np.round(np.abs(data["outcomes"]))) <= {0.0, 1.0, 2.0, 3.0}
     for hand in range(2):  # partners share an outcome, opponents have its opposite
@@ -53,9 +57,43 @@ def test_a_shard_holds_every_decision_with_its_move_values_and_outcome(tmp_path:
         assert np.allclose(np.abs(outcome), abs(outcome[0]))
 
 
+def test_the_labels_choose_the_move_the_search_plays_and_say_how_sure_it_is() -> None:
+    """``labels`` gives, with the values, each move's standard error against the base move and
+    the move the z gate picks: the very move ``act`` plays from the same seed."""
+    from mendikot_env import core
+
+    rules = Rules()
+    encoder = ObservationEncoder(rules, history=True)
+    state = core.new_hands(rules, 3, rng=1)
+    rng = np.random.default_rng(0)
+    compared = moved = 0
+    while not state.done.all():
+        live = np.flatnonzero(~state.done)
+        obs, masks = encoder.encode(state, state.current)[live], core.legal_action_mask(state)[live]
+        for i in np.flatnonzero(masks.sum(axis=1) > 1):
+            one = slice(i, i + 1)
+            played = agents.make("search:k=8,infer=0,exact=1", rules, seed=5).act(obs[one], masks[one])[0]
+            labels = agents.make("search:k=8,infer=0,exact=1", rules, seed=5).labels(obs[one], masks[one])
+            assert labels.chosen[0] == played, "the move act plays"
+            values, spreads, base = labels.values[0], labels.spreads[0], labels.base[0]
+            assert spreads[base] == 0 and (spreads[masks[i]] >= 0).all() and np.isnan(spreads[~masks[i]]).all()
+            if played != base:  # it gains more than one standard error (z = 1) over the base move
+                assert values[played] - values[base] > spreads[played]
+            compared, moved = compared + 1, moved + int(played != base)
+        actions = np.zeros(state.batch_size, dtype=np.int64)
+        actions[live] = [rng.choice(np.flatnonzero(mask)) for mask in masks]
+        core.step(state, actions)
+    assert compared > 100 and moved > 10
+
+
 def test_the_search_plays_its_best_move_unless_a_mover_plays(tmp_path: Path) -> None:
     generate(tmp_path / "search", shards=1)
     data = read_targets(tmp_path / "search", Rules())
+    held = data["hidden"].reshape(len(data["hands"]), 5, 52)[:, :4].any(axis=1)  # every card still in a hand
+    for hand in range(2):
+        rows = np.flatnonzero(data["hands"] == hand)
+        played = [int(np.flatnonzero(held[a] & ~held[b])[0]) for a, b in zip(rows, rows[1:], strict=False)]
+        assert played == data["chosen"][rows[:-1]].tolist(), "the search plays the move it chooses"
     generate(tmp_path / "hard", shards=1, mover=agents.make("hard", Rules()))
     other = read_targets(tmp_path / "hard", Rules())
     assert not np.array_equal(data["observations"], other["observations"][: len(data["observations"])])

@@ -38,6 +38,7 @@ def cpu_has_native_bfloat16(cpuinfo: str | Path = "/proc/cpuinfo") -> bool | Non
 
 
 EXIT_MOVERS = ("search", "network")  # who plays the labelled hands of expert iteration (see Args.exit_mover)
+EXIT_TARGETS = ("softmax", "gated")  # what expert iteration's policy learns (see Args.exit_target)
 ALGORITHMS = ("ppo", "dmc", "exit")  # masked PPO, Deep Monte-Carlo or expert iteration (see Args.algorithm)
 # The allowed values of every option that names a choice, checked when Args is made.
 CHOICES: dict[str, tuple[str, ...]] = {
@@ -46,6 +47,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "precision": PRECISIONS,
     "advisor": ADVISORS,
     "exit_mover": EXIT_MOVERS,
+    "exit_target": EXIT_TARGETS,
 }
 
 # The allowed range of every numeric option: (low, high, low_included); high is included,
@@ -380,9 +382,14 @@ class Args:
     exit_shard_hands: int = 64
     """exit only: hands played and searched at once, written as one shard (a crash loses at
     most one shard of work)"""
+    exit_target: str = "softmax"
+    """exit only: what the policy learns: "softmax", the softmax of the search's move values
+    (points) over --exit-temperature; or "gated", the move the search plays (the base move
+    unless another beats it by the spec's z standard errors), so moves the search cannot
+    tell apart from the base move stop pulling the policy off it"""
     exit_temperature: float = 0.1
-    """exit only: the policy target is the softmax of the search's move values (points) over
-    this temperature"""
+    """exit only: with --exit-target softmax, the policy target is the softmax of the
+    search's move values (points) over this temperature"""
     exit_window: int = 2
     """exit only: the network fits the targets of this many generations, the newest last"""
     exit_kl: float = 0.0

@@ -15,8 +15,9 @@ in :func:`train` alternates them, one generation per iteration:
    "network"`` the network plays the hands and the search only labels them, so the fit sees
    the decisions the network meets, as DAgger gathers them);
 2. fit the network to the last ``exit_window`` generations' targets: the policy head by
-   cross-entropy to the softmax of the search's move values at ``exit_temperature`` (legal
-   moves only; forced decisions have no policy target), the value head by squared error to
+   cross-entropy to the softmax of the search's move values at ``exit_temperature``, or with
+   ``exit_target "gated"`` to the move the search plays (legal moves only; forced decisions
+   have no policy target), the value head by squared error to
    the hand's outcome for the mover's team (points, as the search counts them);
 3. log (the PPO trainer's ``charts/`` and ``losses/`` keys that apply, plus
    ``charts/labelled_per_s``), evaluate in the duplicate arena against ``eval_opponents``
@@ -228,7 +229,7 @@ class TargetBatch:
 
     observations: torch.Tensor  # (N, D) float16: the network's input (the plain observation, then any advice)
     masks: torch.Tensor  # (N, 53) bool
-    policy: torch.Tensor  # (N, 53) float32: softmax of the move values over the temperature, 0 where illegal
+    policy: torch.Tensor  # (N, 53) float32: the policy target (Args.exit_target), 0 where illegal
     searched: torch.Tensor  # (N,) bool: a decision the search valued (two or more legal moves)
     outcomes: torch.Tensor  # (N,) float32: the hand's outcome for the mover's team
     hidden: torch.Tensor | None  # (N, (n + 1) * 52) bool: every hand, for a centralised critic only
@@ -248,8 +249,11 @@ class TargetBatch:
             observations = advised(advisor, observations, data["masks"])
         values = torch.from_numpy(data["values"])
         searched = torch.isfinite(values).any(dim=1)
-        logits = torch.nan_to_num(values / args.exit_temperature, nan=-torch.inf)
-        policy = torch.where(searched[:, None], torch.softmax(logits, dim=1), 0.0).nan_to_num(0.0)
+        if args.exit_target == "gated":
+            policy = gated_policy(data)
+        else:
+            logits = torch.nan_to_num(values / args.exit_temperature, nan=-torch.inf)
+            policy = torch.where(searched[:, None], torch.softmax(logits, dim=1), 0.0).nan_to_num(0.0)
         return cls(
             observations=torch.from_numpy(observations.astype(np.float16)).to(device),
             masks=torch.from_numpy(data["masks"]).to(device),
@@ -261,6 +265,20 @@ class TargetBatch:
 
     def __len__(self) -> int:
         return int(self.outcomes.shape[0])
+
+
+def gated_policy(data: dict[str, np.ndarray]) -> torch.Tensor:
+    """(N, 53) the policy target of ``--exit-target gated``: all on the move the search plays,
+    shared with the cards of its run where that is not the base move (equal cards have the
+    same value and spread: the search played one, any would do); 0 on forced decisions."""
+    values, spreads, chosen = data["values"], data["spreads"], data["chosen"]
+    rows = np.arange(len(chosen))
+    searched = np.isfinite(values).any(axis=1)
+    same = (values == values[rows, chosen, None]) & (spreads == spreads[rows, chosen, None])
+    same[chosen == data["base"]] = False  # staying on the base move: that card alone
+    same[rows, chosen] = True
+    same &= searched[:, None]
+    return torch.from_numpy((same / np.maximum(same.sum(axis=1, keepdims=True), 1)).astype(np.float32))
 
 
 def advised(advisor: Agent, observations: np.ndarray, masks: np.ndarray, rows: int = 8192) -> np.ndarray:

@@ -2,9 +2,10 @@
 
 What expert iteration learns from (:mod:`mendikot_env.training.exit`). Hands are played on the
 batched core; at every decision of every live hand the search (:class:`agents.search.SearchAgent`)
-values each legal move over K sampled deals, all decisions of the batch in one search call. The
-moves are played by the search itself (its best move by those values) or by another agent, the
-``mover``, while the search only labels. For every decision a shard keeps:
+values each legal move over K sampled deals, all decisions of the batch in one search call
+(:meth:`~agents.search.SearchAgent.labels`). The moves are played by the search itself (the
+move it chooses, as it plays in the arena) or by another agent, the ``mover``, while the search
+only labels. For every decision a shard keeps:
 
 - ``observations``: (N, D) float32, the mover's observation with the history pieces
   (``ObservationEncoder(rules, history=True)``; the plain observation is its prefix);
@@ -12,6 +13,12 @@ moves are played by the search itself (its best move by those values) or by anot
 - ``values``: (N, 53) float32, the search's mean outcome of every legal move for the mover's
   team (:func:`agents.search.team_value`'s points), NaN on illegal moves and on every move of a
   forced decision (one legal action: nothing to search);
+- ``spreads``: (N, 53) float32, the standard error of each move's mean gain over the base
+  move on the same deals (0 on the base move's run), NaN where ``values`` are: how sure the
+  search is that a move beats the one it falls back on;
+- ``base``: (N,) int64, the base agent's move (the search's rollout policy by default);
+- ``chosen``: (N,) int64, the move the search plays: the base move unless another gains more
+  than the spec's ``z`` standard errors over it (:func:`agents.search.gated`);
 - ``outcomes``: (N,) float32, how the hand ended for the mover's team, in the same points;
 - ``hidden``: (N, (n + 1) * 52) bool, what the mover cannot see: every hand by seat from the
   mover's (:func:`~mendikot_env.observation.hidden_planes`), then the face-down card, for a
@@ -58,10 +65,11 @@ from mendikot_env.rules import Rules
 from .atomic import write_atomic
 
 FORMAT = "mendikot-search-targets"
-VERSION = 1
+VERSION = 2  # 2: spreads, base and chosen added
 MANIFEST = "manifest.json"
 # What a shard holds, and each array's dtype and width (None: one value per decision).
 SHARD_ARRAYS = {"observations": (np.float32, -1), "masks": (np.bool_, NUM_ACTIONS), "values": (np.float32, NUM_ACTIONS)}
+SHARD_ARRAYS |= {"spreads": (np.float32, NUM_ACTIONS), "base": (np.int64, None), "chosen": (np.int64, None)}
 SHARD_ARRAYS |= {"hidden": (np.bool_, -2), "outcomes": (np.float32, None), "hands": (np.int64, None)}
 
 
@@ -109,7 +117,7 @@ def generate_targets(
         shards: how many shards the folder should hold when done.
         hands_per_shard: hands played at once, all of a shard's decisions searched together.
         seed: seeds each shard's deals and the search (shard i: ``(seed, i)``).
-        mover: the agent that plays the moves (None: the search's best move by its values).
+        mover: the agent that plays the moves (None: the move the search chooses).
 
     Raises:
         TargetsError: the folder belongs to another run id or rules, or a shard already there
@@ -221,7 +229,8 @@ def label_hands(
 ) -> dict[str, np.ndarray]:
     """Play every hand of ``state`` to the end (in place), the search valuing each decision."""
     B = state.batch_size
-    columns: dict[str, list[np.ndarray]] = {name: [] for name in ("observations", "masks", "values", "hidden", "hands")}
+    names = ("observations", "masks", "values", "spreads", "base", "chosen", "hidden", "hands")
+    columns: dict[str, list[np.ndarray]] = {name: [] for name in names}
     seats: list[np.ndarray] = []
     actions = np.zeros(B, dtype=np.int64)
     while not state.done.all():
@@ -229,18 +238,18 @@ def label_hands(
         bits = core.legal_bits(state)
         obs = encoder.encode(state, state.current, legal=bits)[live]
         masks = core.legal_action_mask(state)[live]
-        values = search.values(obs, masks)
-        if mover is None:  # the search's best move; a forced one has no values
-            chosen = np.where(np.isfinite(values).any(axis=1), np.nanargmax(np.nan_to_num(values, nan=-np.inf), 1), 0)
-            chosen = np.where(masks.sum(axis=1) > 1, chosen, masks.argmax(axis=1))
+        labels = search.labels(obs, masks)
+        if mover is None:
+            played = labels.chosen
         else:
-            chosen = np.asarray(mover.act(encoder.for_agent(obs, mover), masks), dtype=np.int64)
+            played = np.asarray(mover.act(encoder.for_agent(obs, mover), masks), dtype=np.int64)
         hidden = hidden_planes(state, state.current)[live].astype(bool)
-        for name, array in zip(columns, (obs, masks, values, hidden, live), strict=True):
+        arrays = (obs, masks, labels.values, labels.spreads, labels.base, labels.chosen, hidden, live)
+        for name, array in zip(columns, arrays, strict=True):
             columns[name].append(array)
         seats.append(state.current[live])
         actions[:] = 0
-        actions[live] = chosen
+        actions[live] = played
         core.step(state, actions, check=False)
     arrays = {name: np.concatenate(parts) for name, parts in columns.items()}
     team0 = team_value(state).astype(np.float32)  # the hand's outcome for the team of seats 0, 2, ...
