@@ -217,6 +217,10 @@ def test_a_gated_target_is_the_move_the_search_plays(tmp_path: Path) -> None:
     assert (policy[~data["masks"]] == 0).all()
     with pytest.raises(ValueError, match="exit_target"):
         tiny_args(tmp_path, exit_target="argmax")
+    manifest = out / "targets" / "gen-000001" / "manifest.json"  # a folder written before the chosen moves were kept
+    manifest.write_text(json.dumps({**json.loads(manifest.read_text()), "version": 1}))
+    with pytest.raises(expert_iteration.TargetsError, match="--exit-target gated needs the moves the search chose"):
+        expert_iteration.TargetBatch.of(out, Rules(), args, 1, torch.device("cpu"))
 
 
 def test_a_prior_network_picks_the_moves_the_search_compares(monkeypatch) -> None:

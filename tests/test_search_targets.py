@@ -145,6 +145,29 @@ def test_a_folder_of_another_run_or_rules_and_a_corrupt_shard_are_refused(tmp_pa
         read_targets(tmp_path / "nowhere", Rules())
 
 
+def test_a_folder_of_format_version_1_is_read_without_the_arrays_version_2_added(tmp_path: Path) -> None:
+    import json
+
+    from mendikot_env.training.search_targets import ADDED_IN_2, MANIFEST
+
+    generate(tmp_path, shards=1)
+    manifest = json.loads((tmp_path / MANIFEST).read_text())
+    (tmp_path / MANIFEST).write_text(json.dumps({**manifest, "version": 1}))
+    with np.load(shard_path(tmp_path, 0)) as data:
+        kept = {name: data[name] for name in data.files if name not in ADDED_IN_2}
+    np.savez_compressed(shard_path(tmp_path, 0), **kept)
+    old = read_targets(tmp_path, Rules())
+    assert sorted(old) == sorted(kept) and len(old["values"]) == len(kept["values"])
+    with pytest.raises(TargetsError, match="holds format version 1; this package writes version 2"):
+        generate(tmp_path, shards=2)
+    assert not shard_path(tmp_path, 1).exists()
+    (tmp_path / MANIFEST).write_text(json.dumps({**manifest, "version": 3}))
+    with pytest.raises(
+        TargetsError, match=r"version 3; this package reads 'mendikot-search-targets' versions \(1, 2\)"
+    ):
+        read_targets(tmp_path, Rules())
+
+
 def test_equal_cards_are_played_out_once_and_share_a_value() -> None:
     from agents.search import distinct_moves, equal_runs
     from mendikot_env import core

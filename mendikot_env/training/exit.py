@@ -72,7 +72,7 @@ from .loop import (
     start_network,
 )
 from .metrics import MetricsLog
-from .search_targets import TargetStats, generate_targets, read_targets
+from .search_targets import TargetsError, TargetStats, generate_targets, read_targets
 
 EXIT_RUN_FILES = (*TRAINING_RUN_FILES, "targets")  # what --overwrite deletes
 LOSSES = ("policy", "value", "critic", "kl")  # logged as losses/NAME (critic: critic="state"; kl: exit_kl)
@@ -243,13 +243,19 @@ class TargetBatch:
         plays the network appends it (:func:`agents.advice.with_advice`)."""
         first = max(1, generation - args.exit_window + 1)
         parts = [read_targets(target_folder(out, g), rules) for g in range(first, generation + 1)]
-        data = {name: np.concatenate([part[name] for part in parts]) for name in parts[-1]}
+        common = [name for name in parts[-1] if all(name in part for part in parts)]  # version 1 has fewer
+        data = {name: np.concatenate([part[name] for part in parts]) for name in common}
         observations = data["observations"][:, : observation_layout(rules).size]
         if advisor is not None:
             observations = advised(advisor, observations, data["masks"])
         values = torch.from_numpy(data["values"])
         searched = torch.isfinite(values).any(dim=1)
         if args.exit_target == "gated":
+            if "chosen" not in data:
+                raise TargetsError(
+                    f"--exit-target gated needs the moves the search chose, which the targets of generations "
+                    f"{first} to {generation} under {out / 'targets'} (format version 1) do not hold"
+                )
             policy = gated_policy(data)
         else:
             logits = torch.nan_to_num(values / args.exit_temperature, nan=-torch.inf)

@@ -65,7 +65,9 @@ from mendikot_env.rules import Rules
 from .atomic import write_atomic
 
 FORMAT = "mendikot-search-targets"
-VERSION = 2  # 2: spreads, base and chosen added
+VERSION = 2  # the version written; 2 added spreads, base and chosen
+READ_VERSIONS = (1, 2)  # the versions read: a version 1 folder lacks the arrays version 2 added
+ADDED_IN_2 = ("spreads", "base", "chosen")
 MANIFEST = "manifest.json"
 # What a shard holds, and each array's dtype and width (None: one value per decision).
 SHARD_ARRAYS = {"observations": (np.float32, -1), "masks": (np.bool_, NUM_ACTIONS), "values": (np.float32, NUM_ACTIONS)}
@@ -126,10 +128,15 @@ def generate_targets(
     folder = Path(folder)
     settings = {"hands_per_shard": hands_per_shard, "seed": seed, "search": search.name}
     settings["mover"] = "search" if mover is None else str(getattr(mover, "name", type(mover).__name__))
-    open_folder(folder, rules, run_id, settings)
+    version = open_folder(folder, rules, run_id, settings)
+    if version != VERSION and any(not shard_path(folder, index).exists() for index in range(shards)):
+        raise TargetsError(
+            f"target folder {folder} holds format version {version}; this package writes version {VERSION}: "
+            "give another folder to add shards to"
+        )
     for index in range(shards):
         if shard_path(folder, index).exists():
-            read_shard(shard_path(folder, index), rules)  # a corrupt shard is refused before any work
+            read_shard(shard_path(folder, index), rules, version)  # a corrupt shard is refused before any work
     stats, start, cpu_start = TargetStats(), time.perf_counter(), time.process_time()
     encoder = ObservationEncoder(rules, history=True)
     for index in range(shards):
@@ -150,9 +157,10 @@ def generate_targets(
     return stats
 
 
-def open_folder(folder: Path, rules: Rules, run_id: str, settings: dict[str, Any]) -> None:
+def open_folder(folder: Path, rules: Rules, run_id: str, settings: dict[str, Any]) -> int:
     """Make the folder and its manifest, or check that the one there is this run's: same
-    format, run id and rules (the settings are kept for the record, not compared)."""
+    format, run id and rules (the settings are kept for the record, not compared); returns
+    the folder's format version."""
     folder.mkdir(parents=True, exist_ok=True)
     for stale in folder.glob(".shard-*.tmp"):  # a shard a killed run was writing
         stale.unlink(missing_ok=True)
@@ -160,8 +168,8 @@ def open_folder(folder: Path, rules: Rules, run_id: str, settings: dict[str, Any
     if not path.exists():
         manifest = {"format": FORMAT, "version": VERSION, "run_id": run_id, "rules": rules.to_dict(), **settings}
         write_atomic(path, lambda file: file.write(json.dumps(manifest, indent=1).encode()))
-        return
-    check_manifest(folder, rules, run_id)
+        return VERSION
+    return int(check_manifest(folder, rules, run_id)["version"])
 
 
 def check_manifest(folder: Path, rules: Rules | None = None, run_id: str | None = None) -> dict[str, Any]:
@@ -177,8 +185,10 @@ def check_manifest(folder: Path, rules: Rules | None = None, run_id: str | None 
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise TargetsError(f"{path} is not a search-target manifest ({error})") from None
     problem = ""
-    if found[:2] != (FORMAT, VERSION):
-        problem = f"holds format {found[0]!r} version {found[1]!r}; this package reads {FORMAT!r} version {VERSION}"
+    if found[0] != FORMAT or found[1] not in READ_VERSIONS:
+        problem = (
+            f"holds format {found[0]!r} version {found[1]!r}; this package reads {FORMAT!r} versions {READ_VERSIONS}"
+        )
     elif run_id is not None and found[2] != run_id:
         problem = f"belongs to run {found[2]!r}, not {run_id!r}: give another folder"
     elif rules is not None and found[3] != rules.to_dict():
@@ -188,20 +198,23 @@ def check_manifest(folder: Path, rules: Rules | None = None, run_id: str | None 
     return manifest
 
 
-def read_shard(path: Path, rules: Rules) -> dict[str, np.ndarray]:
-    """One shard's arrays, checked: every array there, of its dtype and width, one row per decision.
+def read_shard(path: Path, rules: Rules, version: int = VERSION) -> dict[str, np.ndarray]:
+    """One shard's arrays, checked: every array of its format ``version`` there, of its dtype
+    and width, one row per decision.
 
     Raises:
         TargetsError: naming the file and what is wrong with it.
     """
     widths = {-1: ObservationEncoder(rules, history=True).size, -2: (rules.n_players + 1) * 52}
+    names = [name for name in SHARD_ARRAYS if version >= 2 or name not in ADDED_IN_2]
     try:
         with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in SHARD_ARRAYS}
+            arrays = {name: data[name] for name in names}
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
         raise TargetsError(f"shard {path} cannot be read (corrupt or foreign file): {error}") from None
     rows = len(arrays["outcomes"])
-    for name, (dtype, columns) in SHARD_ARRAYS.items():
+    for name in names:
+        dtype, columns = SHARD_ARRAYS[name]
         shape = (rows,) if columns is None else (rows, widths.get(columns, columns))
         if arrays[name].dtype != dtype or arrays[name].shape != shape:
             raise TargetsError(
@@ -212,16 +225,17 @@ def read_shard(path: Path, rules: Rules) -> dict[str, np.ndarray]:
 
 
 def read_targets(folder: str | Path, rules: Rules, run_id: str | None = None) -> dict[str, np.ndarray]:
-    """Every shard of a target folder joined (``hands`` numbered across shards), checked."""
+    """Every shard of a target folder joined (``hands`` numbered across shards), checked; a
+    version 1 folder has no ``spreads``, ``base`` or ``chosen``."""
     folder = Path(folder)
-    check_manifest(folder, rules, run_id)
-    parts = [read_shard(path, rules) for path in sorted(folder.glob("shard-*.npz"))]
+    version = check_manifest(folder, rules, run_id)["version"]
+    parts = [read_shard(path, rules, version) for path in sorted(folder.glob("shard-*.npz"))]
     offset = 0
     for part in parts:
         local = part["hands"]
         part["hands"] = local + offset
         offset += int(local.max(initial=-1)) + 1
-    return {name: np.concatenate([part[name] for part in parts]) for name in SHARD_ARRAYS} if parts else {}
+    return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]} if parts else {}
 
 
 def label_hands(
