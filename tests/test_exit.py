@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -51,19 +52,23 @@ def test_a_resumed_run_ends_as_one_never_stopped_and_plays_as_an_agent(tmp_path:
     tiny = ["--exit-hands", "2", "--exit-shard-hands", "2", "--eval-deals", "2", "--eval-opponents", "hard"]
     tiny += ["--epochs", "2", "--minibatch", "64", "--hidden", "32", "--card-hidden", "8", "--threads", "1"]
     tiny += ["--no-progress"]
-    assert main(command(tmp_path / "stopped", "--max-iterations", "1", *tiny)) == 0
-    assert main(["train", "--resume", str(tmp_path / "stopped"), "--max-iterations", "2"]) == 0
     expert_iteration.train(tiny_args(tmp_path / "whole", max_iterations=2))
+    assert main(command(tmp_path / "stopped", "--max-iterations", "1", *tiny)) == 0
+    # Killed after writing generation 2's shards, before its checkpoint: the resume keeps them.
+    shutil.copytree(tmp_path / "whole" / "targets" / "gen-000002", tmp_path / "stopped" / "targets" / "gen-000002")
+    assert main(["train", "--resume", str(tmp_path / "stopped"), "--max-iterations", "2"]) == 0
     stopped = load_checkpoint(tmp_path / "stopped" / "checkpoint.pt", kind="training")
     whole = load_checkpoint(tmp_path / "whole" / "checkpoint.pt", kind="training")
     assert stopped["counters"]["iteration"] == whole["counters"]["iteration"] == 2
+    for counter in ("samples", "hands", "decisions"):  # the kept shards' decisions count as the ones made
+        assert stopped["counters"][counter] == whole["counters"][counter], counter
     for name, weights in whole["model"].items():
         assert torch.equal(stopped["model"][name], weights), f"{name} differs after the resume"
     rows = read_rows(tmp_path / "stopped" / "metrics.jsonl")
     assert [row["iteration"] for row in rows] == [1, 2]
     for key in ("eval/win_rate_vs_hard", "eval/win_rate_vs_previous", "losses/policy", "losses/value"):
         assert key in rows[-1], key
-    assert rows[-1]["charts/labelled_per_s"] > 0 and 0 <= rows[-1]["charts/agreement"] <= 1
+    assert rows[0]["charts/labelled_per_s"] > 0 and 0 <= rows[-1]["charts/agreement"] <= 1
     assert sorted(p.name for p in (tmp_path / "whole" / "targets").iterdir()) == ["gen-000001", "gen-000002"]
     learner = agents.load(tmp_path / "whole", Rules())
     result = duplicate_arena(Rules(), learner, agents.make("hard", Rules()), deals=2, seed=0)

@@ -356,9 +356,9 @@ def frozen_agent(network: nn.Module, rules: Rules, device: torch.device) -> Neur
 def count(counters: dict[str, Any], stats: TargetStats, hands: int, seconds: float) -> None:
     """Add a generation to the run's counters: samples are the decisions the search valued."""
     counters["iteration"] += 1
-    counters["samples"] += stats.labelled
+    counters["samples"] += stats.labelled + stats.kept_labelled  # a resumed generation's kept shards count too
     counters["hands"] += hands
-    counters["decisions"] += stats.decisions
+    counters["decisions"] += stats.decisions + stats.kept_decisions
     counters["seconds"] = seconds
 
 

@@ -88,6 +88,8 @@ class TargetStats:
     labelled: int = 0  # of them, the decisions the search valued (two or more legal moves)
     seconds: float = 0.0  # wall-clock time of this call
     cpu_seconds: float = 0.0  # this process's CPU time in the call (one core's work on a busy machine)
+    kept_decisions: int = 0  # decisions of the shards already there, kept (a resumed generation's)
+    kept_labelled: int = 0  # of them, the decisions the search valued
 
     @property
     def labelled_per_cpu_s(self) -> float:
@@ -134,10 +136,13 @@ def generate_targets(
             f"target folder {folder} holds format version {version}; this package writes version {VERSION}: "
             "give another folder to add shards to"
         )
+    stats = TargetStats()
     for index in range(shards):
-        if shard_path(folder, index).exists():
-            read_shard(shard_path(folder, index), rules, version)  # a corrupt shard is refused before any work
-    stats, start, cpu_start = TargetStats(), time.perf_counter(), time.process_time()
+        if shard_path(folder, index).exists():  # a corrupt shard is refused before any work
+            kept = read_shard(shard_path(folder, index), rules, version)
+            stats.kept_decisions += len(kept["outcomes"])
+            stats.kept_labelled += int(np.isfinite(kept["values"]).any(axis=1).sum())
+    start, cpu_start = time.perf_counter(), time.process_time()
     encoder = ObservationEncoder(rules, history=True)
     for index in range(shards):
         path = shard_path(folder, index)
