@@ -374,8 +374,8 @@ class Args:
     """exit only: from the second generation the search's rollouts end the spec's cut tricks
     after the move at the current network's value (the leaf of a spec without leaf=)"""
     exit_mover: str = "search"
-    """exit only: who plays the moves of the labelled hands at every seat: "search" (its best
-    move by the values it writes) or "network" (the current network, greedy, while the search
+    """exit only: who plays the moves of the labelled hands at every seat: "search" (the move
+    it chooses, as in the arena) or "network" (the current network, greedy, while the search
     only labels: the decisions the network itself meets, as DAgger gathers them)"""
     exit_hands: int = 256
     """exit only: hands of search self-play labelled per generation"""

@@ -168,7 +168,7 @@ def generate(
         named = f"{args.exit_search} (network of generation {generation - 1})"
         search = SearchAgent(rules, rollout, spec, seed=int(seeds[0]), name=named, leaf=leaf)
     shards = -(-args.exit_hands // args.exit_shard_hands)
-    mover = None  # the search plays its own best move
+    mover = None  # the search plays the move it chooses
     if args.exit_mover == "network":
         mover = NeuralAgent(network, rules, greedy=True, device=device, name="network")
     return generate_targets(
