@@ -312,7 +312,8 @@ class SearchAgent:
                 row, (distinct, stands) = rows[i], runs[i]
                 own = int(stands[np.searchsorted(moves[i], base[row])])  # the base move's run
                 gain = value - value[:, own, None]
-                mean, spread = gain.mean(axis=0), standard_error(gain)
+                mean = gain.mean(axis=0)
+                spread = standard_error(mean, (gain**2).mean(axis=0), self.spec.k)
                 values[row, moves[i]] = value.mean(axis=0)[stands]
                 spreads[row, moves[i]] = spread[stands]
                 best = gated(mean, spread, own, self.spec.z)
@@ -392,8 +393,7 @@ class SearchAgent:
         chosen = []
         for move, total, square, mine in zip(moves, sums, squares, own_index, strict=True):
             mean = total / done
-            spread = np.sqrt(np.maximum(square / done - mean**2, 0.0) / max(done - 1, 1))
-            chosen.append(move[gated(mean, spread, mine, self.spec.z)])
+            chosen.append(move[gated(mean, standard_error(mean, square / done, done), mine, self.spec.z)])
         return np.array(chosen, dtype=np.int64)
 
     def _evaluate(
@@ -504,10 +504,10 @@ def gated(gains: np.ndarray, spreads: np.ndarray, own: int, z: float) -> int:
     return best if score[best] > 0 else own
 
 
-def standard_error(gains: np.ndarray) -> np.ndarray:
-    """(moves,) the standard error of the mean of each column of (deals, moves) paired gains."""
-    mean = gains.mean(axis=0)
-    return np.sqrt(np.maximum((gains**2).mean(axis=0) - mean**2, 0.0) / max(len(gains) - 1, 1))
+def standard_error(mean: np.ndarray, mean_square: np.ndarray, n: int) -> np.ndarray:
+    """The standard error of each move's mean gain over ``n`` deals, from the mean of the gains
+    and of their squares (what :meth:`SearchAgent._compare` accumulates round by round)."""
+    return np.sqrt(np.maximum(mean_square - mean**2, 0.0) / max(n - 1, 1))
 
 
 def distinct_moves(belief: Belief, moves: np.ndarray, prefer: int) -> np.ndarray:

@@ -256,7 +256,7 @@ class TargetBatch:
                     f"--exit-target gated needs the moves the search chose, which the targets of generations "
                     f"{first} to {generation} under {out / 'targets'} (format version 1) do not hold"
                 )
-            policy = gated_policy(data)
+            policy = gated_policy(data, searched.numpy())
         else:
             logits = torch.nan_to_num(values / args.exit_temperature, nan=-torch.inf)
             policy = torch.where(searched[:, None], torch.softmax(logits, dim=1), 0.0).nan_to_num(0.0)
@@ -273,13 +273,13 @@ class TargetBatch:
         return int(self.outcomes.shape[0])
 
 
-def gated_policy(data: dict[str, np.ndarray]) -> torch.Tensor:
+def gated_policy(data: dict[str, np.ndarray], searched: np.ndarray) -> torch.Tensor:
     """(N, 53) the policy target of ``--exit-target gated``: all on the move the search plays,
     shared with the cards of its run where that is not the base move (equal cards have the
-    same value and spread: the search played one, any would do); 0 on forced decisions."""
+    same value and spread: the search played one, any would do); 0 on forced decisions
+    (``searched`` False)."""
     values, spreads, chosen = data["values"], data["spreads"], data["chosen"]
     rows = np.arange(len(chosen))
-    searched = np.isfinite(values).any(axis=1)
     same = (values == values[rows, chosen, None]) & (spreads == spreads[rows, chosen, None])
     same[chosen == data["base"]] = False  # staying on the base move: that card alone
     same[rows, chosen] = True

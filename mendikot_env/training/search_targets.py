@@ -141,7 +141,7 @@ def generate_targets(
         if shard_path(folder, index).exists():  # a corrupt shard is refused before any work
             kept = read_shard(shard_path(folder, index), rules, version)
             stats.kept_decisions += len(kept["outcomes"])
-            stats.kept_labelled += int(np.isfinite(kept["values"]).any(axis=1).sum())
+            stats.kept_labelled += labelled(kept)
     start, cpu_start = time.perf_counter(), time.process_time()
     encoder = ObservationEncoder(rules, history=True)
     for index in range(shards):
@@ -157,9 +157,14 @@ def generate_targets(
         write_atomic(path, lambda file, arrays=arrays: np.savez_compressed(file, **arrays))
         stats.shards += 1
         stats.decisions += len(arrays["outcomes"])
-        stats.labelled += int(np.isfinite(arrays["values"]).any(axis=1).sum())
+        stats.labelled += labelled(arrays)
     stats.seconds, stats.cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
     return stats
+
+
+def labelled(arrays: dict[str, np.ndarray]) -> int:
+    """How many of a shard's decisions the search valued (two or more legal moves)."""
+    return int(np.isfinite(arrays["values"]).any(axis=1).sum())
 
 
 def open_folder(folder: Path, rules: Rules, run_id: str, settings: dict[str, Any]) -> int:
