@@ -21,7 +21,7 @@ from mendikot_env.training import exit as expert_iteration
 from mendikot_env.training.checkpoint import load_checkpoint
 from mendikot_env.training.loop import Args, train
 from mendikot_env.training.metrics import read_rows
-from mendikot_env.training.search_targets import read_targets
+from mendikot_env.training.search_targets import read_targets, target_folders
 
 # Two hands a generation in one shard, two deals a move: seconds a generation.
 TINY = {
@@ -226,6 +226,64 @@ def test_a_gated_target_is_the_move_the_search_plays(tmp_path: Path) -> None:
     manifest.write_text(json.dumps({**json.loads(manifest.read_text()), "version": 1}))
     with pytest.raises(expert_iteration.TargetsError, match="--exit-target gated needs the moves the search chose"):
         expert_iteration.TargetBatch.of(out, Rules(), args, 1, torch.device("cpu"))
+
+
+def test_a_network_fits_saved_targets_alone_and_the_fit_resumes_exactly(tmp_path: Path) -> None:
+    source = expert_iteration.train(tiny_args(tmp_path / "source", max_iterations=2))
+    folders = [source / "targets" / "gen-000001", source / "targets" / "gen-000002"]
+    assert target_folders(source) == target_folders(source / "targets") == folders
+    assert target_folders(folders[0]) == folders[:1]
+    tiny = ["--exit-hands", "0", "--exit-targets", str(source), "--eval-deals", "2", "--eval-opponents", "hard"]
+    tiny += ["--epochs", "20", "--learning-rate", "3e-3", "--minibatch", "64", "--hidden", "32"]
+    tiny += ["--card-hidden", "8", "--threads", "1", "--no-progress"]
+    assert main(command(tmp_path / "whole", "--max-iterations", "2", *tiny)) == 0
+    assert main(command(tmp_path / "stopped", "--max-iterations", "1", *tiny)) == 0
+    assert main(["train", "--resume", str(tmp_path / "stopped"), "--max-iterations", "2"]) == 0
+    whole = load_checkpoint(tmp_path / "whole" / "checkpoint.pt", kind="training")
+    stopped = load_checkpoint(tmp_path / "stopped" / "checkpoint.pt", kind="training")
+    for name, weights in whole["model"].items():
+        assert torch.equal(stopped["model"][name], weights), f"{name} differs after the resume"
+    assert whole["counters"]["samples"] == whole["counters"]["hands"] == 0, "no search: no labels of its own"
+    assert not (tmp_path / "whole" / "targets").exists() or not any((tmp_path / "whole" / "targets").iterdir())
+    args = Args.from_dict(whole["args"])
+    kept = expert_iteration.saved_targets(args, Rules(), None)
+    batch = expert_iteration.TargetBatch.of(tmp_path / "whole", Rules(), args, 2, torch.device("cpu"), None, kept)
+    assert len(batch) == sum(len(read_targets(folder, Rules())["outcomes"]) for folder in folders)
+    logits, _ = agents.load(tmp_path / "whole", Rules()).network(batch.observations.float(), batch.masks)
+    log_probs = torch.log_softmax(logits, dim=-1).masked_fill(~batch.masks, 0.0)
+    fitted = -(batch.policy * log_probs).sum(dim=-1)[batch.searched].mean().item()
+    uniform = torch.log(batch.masks.sum(dim=-1).float())[batch.searched].mean().item()
+    assert fitted < uniform - 0.1, "the network learns the saved targets"
+    # With search self-play too, a fit holds the run's own window and the saved targets.
+    both = tiny_args(tmp_path / "both", max_iterations=1, exit_targets=(str(folders[1]),))
+    expert_iteration.train(both)
+    window = expert_iteration.TargetBatch.of(tmp_path / "both", Rules(), both, 1, torch.device("cpu"))
+    saved = expert_iteration.saved_targets(both, Rules(), None)
+    joined = expert_iteration.TargetBatch.of(tmp_path / "both", Rules(), both, 1, torch.device("cpu"), None, saved)
+    assert len(joined) == len(window) + len(read_targets(folders[1], Rules())["outcomes"])
+
+
+def test_saved_targets_that_cannot_be_fitted_are_refused_before_any_work(tmp_path: Path, capsys) -> None:
+    with pytest.raises(ValueError, match="--exit-hands 0.*--exit-targets"):
+        tiny_args(tmp_path, exit_hands=0)
+    source = expert_iteration.train(tiny_args(tmp_path / "source", max_iterations=1))
+    run = expert_iteration.train(tiny_args(tmp_path / "run", max_iterations=1))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(command(run, "--overwrite", "--exit-hands", "0", "--exit-targets", str(empty))) == 2
+    assert "empty holds no search targets" in capsys.readouterr().err
+    band = tmp_path / "band" / "gen-000001"
+    shutil.copytree(source / "targets" / "gen-000001", band)
+    manifest = json.loads((band / "manifest.json").read_text())
+    (band / "manifest.json").write_text(json.dumps({**manifest, "rules": Rules.preset("band").to_dict()}))
+    assert main(command(run, "--overwrite", "--exit-hands", "0", "--exit-targets", str(source), str(band.parent))) == 2
+    assert "gen-000001 was made for rules" in capsys.readouterr().err
+    assert (run / "checkpoint.pt").is_file(), "the run --overwrite would replace is still there"
+    corrupt = tmp_path / "corrupt"
+    shutil.copytree(source / "targets" / "gen-000001", corrupt)
+    (corrupt / "shard-000000.npz").write_bytes(b"not a shard")
+    with pytest.raises(expert_iteration.TargetsError, match="shard-000000.npz cannot be read"):
+        expert_iteration.train(tiny_args(tmp_path / "new", exit_hands=0, exit_targets=(str(corrupt),)))
 
 
 def test_a_prior_network_picks_the_moves_the_search_compares(monkeypatch) -> None:

@@ -30,7 +30,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
             continue  # one option per rules field instead, below
         flag = "--" + f.name.replace("_", "-")
         default = f.default
-        shown = " ".join(map(str, default)) if isinstance(default, tuple) else default
+        shown = (" ".join(map(str, default)) or "none") if isinstance(default, tuple) else default
         text = f"{docs.get(f.name, '')} (default: {shown})".replace("%", "%%")
         if isinstance(default, bool):
             parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=text)

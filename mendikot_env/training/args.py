@@ -81,7 +81,7 @@ RANGES: dict[str, tuple[float, float, bool]] = {
     "eval_deals": (1, INF, True),
     "checkpoint_every_minutes": (0.0, INF, True),  # 0: after every iteration
     "threads": (0, INF, True),  # 0: torch's default
-    "exit_hands": (1, INF, True),
+    "exit_hands": (0, INF, True),  # 0: no search, the network fits exit_targets alone
     "exit_shard_hands": (1, INF, True),
     "exit_temperature": (0.0, INF, False),
     "exit_window": (1, INF, True),
@@ -170,6 +170,9 @@ FIELD_TYPES: tuple[tuple[type, Any, Any, str], ...] = (
 )
 
 
+TUPLE_ITEMS = {"pool_bots": "agent names", "eval_opponents": "agent names", "exit_targets": "folders"}  # list items
+
+
 def _typed(name: str, value: Any, default: Any) -> Any:
     """``value`` as the type of ``default`` (see :func:`check_types`), or one ValueError
     naming the option and what it must be."""
@@ -179,14 +182,16 @@ def _typed(name: str, value: Any, default: Any) -> Any:
         if accepts(value):
             return convert(value)
     elif isinstance(default, tuple):
-        names = isinstance(default[0], str)
-        what = "a list of agent names" if names else "a list of integers (layer sizes)"
-        if names and isinstance(value, str):
+        names = name != "hidden"  # agent names or paths; hidden holds layer sizes
+        what = "a list of integers (layer sizes)" if not names else f"a list of {TUPLE_ITEMS.get(name, 'names')}"
+        if names and isinstance(value, str | os.PathLike):
             value = (value,)
         elif isinstance(value, np.ndarray) and value.ndim == 1:  # np.array([64, 64]) as sizes
             value = list(value)
-        if isinstance(value, list | tuple) and all(isinstance(v, str) if names else is_integer(v) for v in value):
-            return tuple(str(item) if names else int(item) for item in value)
+        if isinstance(value, list | tuple) and all(
+            isinstance(v, str | os.PathLike) if names else is_integer(v) for v in value
+        ):
+            return tuple(str(os.fspath(item)) if names else int(item) for item in value)
     else:
         return value
     raise ValueError(f"--{name.replace('_', '-')} (Args.{name}) must be {what}, got {value!r}")
@@ -378,7 +383,12 @@ class Args:
     it chooses, as in the arena) or "network" (the current network, greedy, while the search
     only labels: the decisions the network itself meets, as DAgger gathers them)"""
     exit_hands: int = 256
-    """exit only: hands of search self-play labelled per generation"""
+    """exit only: hands of search self-play labelled per generation (0: none; the network fits
+    --exit-targets alone, a distillation of saved search labels)"""
+    exit_targets: tuple[str, ...] = ()
+    """exit only: saved search targets of the same rules (an expert-iteration run folder, its
+    targets/ folder or one gen-NNNNNN folder, any run), read once and added to every fit; for
+    an exact resume they must stay as they were"""
     exit_shard_hands: int = 64
     """exit only: hands played and searched at once, written as one shard (a crash loses at
     most one shard of work)"""
@@ -405,6 +415,8 @@ class Args:
         if self.critic == "state" and self.algorithm == "dmc":
             raise ValueError("Args.critic 'state' needs algorithm 'ppo' or 'exit' (DMC has no critic), got 'dmc'")
         self._check_ranges()
+        if self.algorithm == "exit" and not self.exit_hands and not self.exit_targets:
+            raise ValueError("--exit-hands 0 (Args.exit_hands) leaves nothing to learn from: give --exit-targets too")
 
     def resolved_rules(self) -> Rules:
         """The rules the run learns: the preset with ``rule_fields`` applied."""

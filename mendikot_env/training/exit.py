@@ -13,8 +13,10 @@ in :func:`train` alternates them, one generation per iteration:
    ``exit_network_rollout`` the search rolls out with the current network, with
    ``exit_network_leaf`` its rollouts end at the network's value; with ``exit_mover
    "network"`` the network plays the hands and the search only labels them, so the fit sees
-   the decisions the network meets, as DAgger gathers them);
-2. fit the network to the last ``exit_window`` generations' targets: the policy head by
+   the decisions the network meets, as DAgger gathers them; with ``exit_hands`` 0 there is
+   no search, and the network fits the saved targets of ``exit_targets`` alone);
+2. fit the network to the last ``exit_window`` generations' targets, and those of
+   ``exit_targets`` (other runs' labels, read once at the start): the policy head by
    cross-entropy to the softmax of the search's move values at ``exit_temperature``, or with
    ``exit_target "gated"`` to the move the search plays (legal moves only; forced decisions
    have no policy target), the value head by squared error to
@@ -72,7 +74,14 @@ from .loop import (
     start_network,
 )
 from .metrics import MetricsLog
-from .search_targets import TargetsError, TargetStats, generate_targets, read_targets
+from .search_targets import (
+    TargetsError,
+    TargetStats,
+    check_manifest,
+    generate_targets,
+    read_targets,
+    target_folders,
+)
 
 EXIT_RUN_FILES = (*TRAINING_RUN_FILES, "targets")  # what --overwrite deletes
 LOSSES = ("policy", "value", "critic", "kl")  # logged as losses/NAME (critic: critic="state"; kl: exit_kl)
@@ -100,6 +109,9 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
     if resume:
         saved, args = resume_state(out / "checkpoint.pt", rules, args, checkpoint)
     args, weights, level = start_network(args, rules, saved)  # a bad --init fails before --overwrite deletes
+    for path in args.exit_targets:  # a foreign --exit-targets folder fails before --overwrite deletes too
+        for folder in target_folders(path):
+            check_manifest(folder, rules)
     if saved is None:
         hint = f"`mendikot train --resume {out}`" if (out / "checkpoint.pt").is_file() else None
         prepare_run_folder(out, EXIT_RUN_FILES, overwrite, resume_hint=hint)
@@ -114,8 +126,10 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
         run.snapshots = [{k: v.detach().cpu().clone() for k, v in first.items()}]
         reference = frozen_network(run.snapshots[0], network, device)
     advisor = make_advisor(network.advisor, rules, network.advisor_level)  # its move is part of the input
+    kept = saved_targets(args, rules, advisor)
     log = MetricsLog(out, resume=resume, counters=counters)
     budget = args.minutes * 60.0
+    batch = None
     session_start = time.perf_counter() - counters["seconds"]
     while True:
         counters["seconds"] = time.perf_counter() - session_start
@@ -126,10 +140,12 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
 
         # 1. Targets: search self-play, every decision labelled, in resumable shards.
         network.eval()
-        stats = generate(out, rules, args, network, device, generation)
+        stats = generate(out, rules, args, network, device, generation) if args.exit_hands else TargetStats()
 
-        # 2. Fit the network to the window's targets.
-        batch = TargetBatch.of(out, rules, args, generation, device, advisor)
+        # 2. Fit the network to the window's targets and the saved ones.
+        if batch is None or args.exit_hands:  # saved targets alone do not change: one batch for the run
+            batch = TargetBatch.of(out, rules, args, generation, device, advisor, kept)
+            kept = kept if args.exit_hands else []  # the batch holds them now
         for group in run.optimizer.param_groups:
             group["lr"] = learning_rate(args, counters)
         update_start = time.perf_counter()
@@ -236,32 +252,39 @@ class TargetBatch:
 
     @classmethod
     def of(
-        cls, out: Path, rules: Rules, args: Args, generation: int, device: torch.device, advisor: Agent | None = None
+        cls,
+        out: Path,
+        rules: Rules,
+        args: Args,
+        generation: int,
+        device: torch.device,
+        advisor: Agent | None = None,
+        kept: list[dict[str, np.ndarray]] | None = None,
     ) -> TargetBatch:
-        """The targets of the window ending at ``generation``; with the network's ``advisor``
-        (a rule-based bot) its move is appended to every observation, as the agent that
-        plays the network appends it (:func:`agents.advice.with_advice`)."""
+        """The targets of the window ending at ``generation`` (none with ``exit_hands`` 0) and
+        the ``kept`` ones (:func:`saved_targets`, read with the same ``advisor``)."""
         first = max(1, generation - args.exit_window + 1)
-        parts = [read_targets(target_folder(out, g), rules) for g in range(first, generation + 1)]
+        own = range(first, generation + 1) if args.exit_hands else range(0)
+        parts = [trimmed(read_targets(target_folder(out, g), rules), rules, args, advisor) for g in own]
+        parts += kept or []
         common = [name for name in parts[-1] if all(name in part for part in parts)]  # version 1 has fewer
         data = {name: np.concatenate([part[name] for part in parts]) for name in common}
-        observations = data["observations"][:, : observation_layout(rules).size]
-        if advisor is not None:
-            observations = advised(advisor, observations, data["masks"])
+        observations = data.pop("observations")
         values = torch.from_numpy(data["values"])
         searched = torch.isfinite(values).any(dim=1)
         if args.exit_target == "gated":
             if "chosen" not in data:
                 raise TargetsError(
-                    f"--exit-target gated needs the moves the search chose, which the targets of generations "
-                    f"{first} to {generation} under {out / 'targets'} (format version 1) do not hold"
+                    f"--exit-target gated needs the moves the search chose, which some of the targets read "
+                    f"(generations {first} to {generation} under {out / 'targets'}, --exit-targets "
+                    f"{' '.join(args.exit_targets) or 'none'}) do not hold: format version 1"
                 )
             policy = gated_policy(data, searched.numpy())
         else:
             logits = torch.nan_to_num(values / args.exit_temperature, nan=-torch.inf)
             policy = torch.where(searched[:, None], torch.softmax(logits, dim=1), 0.0).nan_to_num(0.0)
         return cls(
-            observations=torch.from_numpy(observations.astype(np.float16)).to(device),
+            observations=torch.from_numpy(observations.astype(np.float16, copy=False)).to(device),
             masks=torch.from_numpy(data["masks"]).to(device),
             policy=policy.to(device),
             searched=searched.to(device),
@@ -271,6 +294,27 @@ class TargetBatch:
 
     def __len__(self) -> int:
         return int(self.outcomes.shape[0])
+
+
+def saved_targets(args: Args, rules: Rules, advisor: Agent | None) -> list[dict[str, np.ndarray]]:
+    """The targets of ``args.exit_targets``, each folder checked (:func:`read_targets`: the
+    rules, the format, every shard) and trimmed as it is read, so that millions of
+    decisions fit in memory."""
+    folders = [folder for path in args.exit_targets for folder in target_folders(path)]
+    return [trimmed(read_targets(folder, rules), rules, args, advisor) for folder in folders]
+
+
+def trimmed(data: dict[str, np.ndarray], rules: Rules, args: Args, advisor: Agent | None) -> dict[str, np.ndarray]:
+    """What a fit reads of a target folder's arrays: the network's input in float16, as the
+    fit holds it (the plain observation without the history pieces, then the ``advisor``'s
+    move, as the agent that plays the network appends it: :func:`agents.advice.with_advice`),
+    and the hidden hands only for a centralised critic."""
+    observations = data["observations"][:, : observation_layout(rules).size]
+    if advisor is not None:
+        observations = advised(advisor, observations, data["masks"])
+    data["observations"] = observations.astype(np.float16)
+    skipped = ("hands",) if args.critic == "state" else ("hands", "hidden")
+    return {name: array for name, array in data.items() if name not in skipped}
 
 
 def gated_policy(data: dict[str, np.ndarray], searched: np.ndarray) -> torch.Tensor:

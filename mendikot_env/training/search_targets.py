@@ -248,6 +248,26 @@ def read_targets(folder: str | Path, rules: Rules, run_id: str | None = None) ->
     return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]} if parts else {}
 
 
+def target_folders(path: str | Path) -> list[Path]:
+    """The target folders ``path`` names: itself when it holds a manifest, else its
+    ``gen-NNNNNN`` folders, or those of its ``targets/`` folder (a run folder), in order.
+
+    Raises:
+        TargetsError: naming the path, when it holds none.
+    """
+    path = Path(path)
+    if (path / MANIFEST).is_file():
+        return [path]
+    for root in (path, path / "targets"):
+        folders = sorted(folder for folder in root.glob("gen-*") if (folder / MANIFEST).is_file())
+        if folders:
+            return folders
+    raise TargetsError(
+        f"{path} holds no search targets: give a target folder (with {MANIFEST}), a folder of gen-NNNNNN "
+        "target folders or an expert-iteration run folder"
+    )
+
+
 def label_hands(
     state: core.State, search: SearchAgent, encoder: ObservationEncoder, mover: Agent | None
 ) -> dict[str, np.ndarray]:
