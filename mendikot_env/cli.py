@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "mendikot_env.commands.replay",
     "mendikot_env.commands.play",
     "mendikot_env.commands.serve",
+    "mendikot_env.commands.targets",
     "mendikot_env.commands.train",
     "mendikot_env.commands.train_rllib",
     "mendikot_env.commands.exploit",

@@ -17,6 +17,7 @@ from mendikot_env.observation import ObservationEncoder
 from mendikot_env.rules import Rules
 from mendikot_env.training.search_targets import (
     TargetsError,
+    check_manifest,
     generate_targets,
     read_shard,
     read_targets,
@@ -184,3 +185,26 @@ def test_equal_cards_are_played_out_once_and_share_a_value() -> None:
     assert np.array_equal(kept[stands[np.isin(moves, kept)]], moves[np.isin(moves, kept)])
     for move, stand in zip(moves, kept[stands], strict=True):
         assert distinct_moves(belief, np.array([stand, move]), int(stand)).size == 1
+
+
+def test_the_targets_command_labels_hands_adds_what_is_missing_and_refuses_another_seed(tmp_path: Path, capsys) -> None:
+    from mendikot_env.cli import main
+
+    out = tmp_path / "labels"
+    base = ["targets", "--out", str(out), "--search", SPEC, "--shard-hands", "2", "--seed", "3"]
+    assert main([*base, "--hands", "2"]) == 0
+    first = read_targets(out, Rules())
+    assert main([*base, "--hands", "4"]) == 0
+    assert "1 shards written" in capsys.readouterr().out.splitlines()[-1]
+    both = read_targets(out, Rules())
+    assert np.array_equal(both["values"][: len(first["values"])], first["values"], equal_nan=True), "kept as written"
+    assert len(both["outcomes"]) > len(first["outcomes"]) and np.isfinite(both["values"]).any()
+    assert main([*base[:-1], "4", "--hands", "4"]) == 2
+    assert "belongs to run" in capsys.readouterr().err
+    assert main(["targets", "--out", str(tmp_path / "bot"), "--search", "hard"]) == 2
+    assert "'hard' is not a search spec" in capsys.readouterr().err
+    assert not (tmp_path / "bot").exists()
+    mover = tmp_path / "moved"
+    assert main(["targets", "--out", str(mover), "--search", SPEC, "--hands", "2", "--mover", "random"]) == 0
+    manifest = check_manifest(mover)
+    assert manifest["mover"] != "search" and "mover random" in manifest["run_id"]
