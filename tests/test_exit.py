@@ -243,12 +243,19 @@ def test_a_network_fits_saved_targets_alone_and_the_fit_resumes_exactly(tmp_path
     stopped = load_checkpoint(tmp_path / "stopped" / "checkpoint.pt", kind="training")
     for name, weights in whole["model"].items():
         assert torch.equal(stopped["model"][name], weights), f"{name} differs after the resume"
-    assert whole["counters"]["samples"] == whole["counters"]["hands"] == 0, "no search: no labels of its own"
     assert not (tmp_path / "whole" / "targets").exists() or not any((tmp_path / "whole" / "targets").iterdir())
     args = Args.from_dict(whole["args"])
-    kept = expert_iteration.saved_targets(args, Rules(), None)
+    kept, identity = expert_iteration.saved_targets(args, Rules(), None)
     batch = expert_iteration.TargetBatch.of(tmp_path / "whole", Rules(), args, 2, torch.device("cpu"), None, kept)
     assert len(batch) == sum(len(read_targets(folder, Rules())["outcomes"]) for folder in folders)
+    assert whole["saved_targets"] == identity and [entry[1] for entry in identity] == [1, 1]
+    assert whole["counters"]["hands"] == 0, "no search: no hands of its own"
+    assert whole["counters"]["samples"] == 2 * int(batch.searched.sum()), "the decisions fitted, each generation"
+    # A resume must fit the same targets: a folder that changed is refused.
+    assert main(["train", "--resume", str(tmp_path / "stopped"), "--max-iterations", "3"]) == 0
+    shutil.copy(folders[1] / "shard-000000.npz", folders[1] / "shard-000001.npz")
+    with pytest.raises(expert_iteration.TargetsError, match="a resume fits the same targets"):
+        expert_iteration.train(Args.from_dict({**whole["args"], "max_iterations": 4}), resume=True)
     logits, _ = agents.load(tmp_path / "whole", Rules()).network(batch.observations.float(), batch.masks)
     log_probs = torch.log_softmax(logits, dim=-1).masked_fill(~batch.masks, 0.0)
     fitted = -(batch.policy * log_probs).sum(dim=-1)[batch.searched].mean().item()
@@ -258,9 +265,9 @@ def test_a_network_fits_saved_targets_alone_and_the_fit_resumes_exactly(tmp_path
     both = tiny_args(tmp_path / "both", max_iterations=1, exit_targets=(str(folders[1]),))
     expert_iteration.train(both)
     window = expert_iteration.TargetBatch.of(tmp_path / "both", Rules(), both, 1, torch.device("cpu"))
-    saved = expert_iteration.saved_targets(both, Rules(), None)
+    saved, _ = expert_iteration.saved_targets(both, Rules(), None)
     joined = expert_iteration.TargetBatch.of(tmp_path / "both", Rules(), both, 1, torch.device("cpu"), None, saved)
-    assert len(joined) == len(window) + len(read_targets(folders[1], Rules())["outcomes"])
+    assert len(joined) == len(window) + len(saved["outcomes"]) and len(saved["outcomes"]) > 0
 
 
 def test_saved_targets_that_cannot_be_fitted_are_refused_before_any_work(tmp_path: Path, capsys) -> None:
@@ -282,8 +289,24 @@ def test_saved_targets_that_cannot_be_fitted_are_refused_before_any_work(tmp_pat
     corrupt = tmp_path / "corrupt"
     shutil.copytree(source / "targets" / "gen-000001", corrupt)
     (corrupt / "shard-000000.npz").write_bytes(b"not a shard")
-    with pytest.raises(expert_iteration.TargetsError, match="shard-000000.npz cannot be read"):
-        expert_iteration.train(tiny_args(tmp_path / "new", exit_hands=0, exit_targets=(str(corrupt),)))
+    assert main(command(run, "--overwrite", "--exit-hands", "0", "--exit-targets", str(corrupt))) == 2
+    assert "shard-000000.npz cannot be read" in capsys.readouterr().err
+    assert (run / "checkpoint.pt").is_file(), "a corrupt shard is found before --overwrite deletes"
+    copy = tmp_path / "copy"
+    shutil.copytree(source / "targets" / "gen-000001", copy)
+    refusals = {
+        "belong to one run": (str(source), str(copy)),  # the same deals twice
+        "does not exist": (str(tmp_path / "missing"),),
+        "inside the run folder": (str(run / "targets"),),
+    }
+    for message, paths in refusals.items():
+        with pytest.raises(expert_iteration.TargetsError, match=message):
+            expert_iteration.train(tiny_args(run, exit_hands=0, exit_targets=paths), overwrite=True)
+    (copy / "shard-000000.npz").unlink()
+    with pytest.raises(expert_iteration.TargetsError, match="hold no shards yet"):
+        expert_iteration.train(tiny_args(tmp_path / "new", exit_hands=0, exit_targets=(str(copy),)))
+    with pytest.raises(ValueError, match="fitted by --algorithm exit, not 'ppo'"):
+        tiny_args(tmp_path, algorithm="ppo", exit_targets=(str(source),))
 
 
 def test_a_prior_network_picks_the_moves_the_search_compares(monkeypatch) -> None:

@@ -27,7 +27,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--search", default="search:k=32", help="the search that labels every decision: a search spec (docs/agents.md)"
     )
-    parser.add_argument("--hands", type=positive_int, default=1024, help="hands the folder holds when done")
+    parser.add_argument(
+        "--hands", type=positive_int, default=1024, help="hands the folder holds when done (whole shards: rounded up)"
+    )
     parser.add_argument(
         "--shard-hands", type=positive_int, default=64, help="hands played and searched at once, one shard each"
     )
@@ -60,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     if not isinstance(search, SearchAgent):
         raise ValueError(f"--search {args.search!r} is not a search spec: give one such as search:k=32")
     mover = agents.load(args.mover, rules) if args.mover else None
-    run_id = f"targets seed {args.seed} {args.search} mover {args.mover or 'search'}"
+    run_id = f"targets seed {args.seed} {args.search} mover {args.mover or 'search'} shard hands {args.shard_hands}"
     with torch_threads(args.threads):
         stats = generate_targets(
             Path(args.out),

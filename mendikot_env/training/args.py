@@ -182,8 +182,8 @@ def _typed(name: str, value: Any, default: Any) -> Any:
         if accepts(value):
             return convert(value)
     elif isinstance(default, tuple):
-        names = name != "hidden"  # agent names or paths; hidden holds layer sizes
-        what = "a list of integers (layer sizes)" if not names else f"a list of {TUPLE_ITEMS.get(name, 'names')}"
+        names = name in TUPLE_ITEMS  # agent names or paths; hidden holds layer sizes
+        what = f"a list of {TUPLE_ITEMS[name]}" if names else "a list of integers (layer sizes)"
         if names and isinstance(value, str | os.PathLike):
             value = (value,)
         elif isinstance(value, np.ndarray) and value.ndim == 1:  # np.array([64, 64]) as sizes
@@ -415,6 +415,10 @@ class Args:
         if self.critic == "state" and self.algorithm == "dmc":
             raise ValueError("Args.critic 'state' needs algorithm 'ppo' or 'exit' (DMC has no critic), got 'dmc'")
         self._check_ranges()
+        if self.exit_targets and self.algorithm != "exit":
+            raise ValueError(
+                f"--exit-targets (Args.exit_targets) are fitted by --algorithm exit, not {self.algorithm!r}"
+            )
         if self.algorithm == "exit" and not self.exit_hands and not self.exit_targets:
             raise ValueError("--exit-hands 0 (Args.exit_hands) leaves nothing to learn from: give --exit-targets too")
 

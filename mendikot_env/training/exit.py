@@ -79,6 +79,7 @@ from .search_targets import (
     TargetStats,
     check_manifest,
     generate_targets,
+    read_shard,
     read_targets,
     target_folders,
 )
@@ -109,9 +110,13 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
     if resume:
         saved, args = resume_state(out / "checkpoint.pt", rules, args, checkpoint)
     args, weights, level = start_network(args, rules, saved)  # a bad --init fails before --overwrite deletes
-    for path in args.exit_targets:  # a foreign --exit-targets folder fails before --overwrite deletes too
-        for folder in target_folders(path):
-            check_manifest(folder, rules)
+    advisor = make_advisor(args.advisor, rules, level)  # its move is part of the network's input
+    kept, identity = saved_targets(args, rules, advisor)  # so do bad --exit-targets
+    if saved is not None and saved.get("saved_targets", []) != identity:
+        raise TargetsError(
+            f"--exit-targets hold {identity} (run id, shards, decisions of each folder), the run was fitted to "
+            f"{saved.get('saved_targets', [])}: a resume fits the same targets; give those, or start a new run"
+        )
     if saved is None:
         hint = f"`mendikot train --resume {out}`" if (out / "checkpoint.pt").is_file() else None
         prepare_run_folder(out, EXIT_RUN_FILES, overwrite, resume_hint=hint)
@@ -125,8 +130,6 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
         first = saved["pool"][0] if saved is not None and saved["pool"] else network.playing_state_dict()
         run.snapshots = [{k: v.detach().cpu().clone() for k, v in first.items()}]
         reference = frozen_network(run.snapshots[0], network, device)
-    advisor = make_advisor(network.advisor, rules, network.advisor_level)  # its move is part of the input
-    kept = saved_targets(args, rules, advisor)
     log = MetricsLog(out, resume=resume, counters=counters)
     budget = args.minutes * 60.0
     batch = None
@@ -145,7 +148,7 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
         # 2. Fit the network to the window's targets and the saved ones.
         if batch is None or args.exit_hands:  # saved targets alone do not change: one batch for the run
             batch = TargetBatch.of(out, rules, args, generation, device, advisor, kept)
-            kept = kept if args.exit_hands else []  # the batch holds them now
+            kept = kept if args.exit_hands else None  # the batch holds them now
         for group in run.optimizer.param_groups:
             group["lr"] = learning_rate(args, counters)
         update_start = time.perf_counter()
@@ -154,14 +157,14 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
         check_finite_weights(network, generation, out)
 
         # 3. Log, evaluate against the opponents and the previous generation, checkpoint.
-        count(counters, stats, args.exit_hands, time.perf_counter() - session_start)
+        count(counters, stats, args.exit_hands, time.perf_counter() - session_start, None if args.exit_hands else batch)
         network.eval()
         row = metrics_row(stats, losses, update_seconds, run.optimizer.param_groups[0]["lr"], batch, network)
         others = {"previous": previous}
         row |= evaluate_against(network, rules, args.eval_opponents, args.eval_deals, device, others)
         log.write(counters, row)
-        save_atomic(run.payload(rules, args), out / "checkpoint.pt")
-    finish(run, log, rules, args, out)
+        save_atomic(run.payload(rules, args) | {"saved_targets": identity}, out / "checkpoint.pt")
+    finish(run, log, rules, args, out, identity)
     return out
 
 
@@ -259,25 +262,22 @@ class TargetBatch:
         generation: int,
         device: torch.device,
         advisor: Agent | None = None,
-        kept: list[dict[str, np.ndarray]] | None = None,
+        kept: dict[str, np.ndarray] | None = None,
     ) -> TargetBatch:
         """The targets of the window ending at ``generation`` (none with ``exit_hands`` 0) and
         the ``kept`` ones (:func:`saved_targets`, read with the same ``advisor``)."""
         first = max(1, generation - args.exit_window + 1)
         own = range(first, generation + 1) if args.exit_hands else range(0)
         parts = [trimmed(read_targets(target_folder(out, g), rules), rules, args, advisor) for g in own]
-        parts += kept or []
-        common = [name for name in parts[-1] if all(name in part for part in parts)]  # version 1 has fewer
-        data = {name: np.concatenate([part[name] for part in parts]) for name in common}
+        data = joined(parts + ([kept] if kept is not None else []))
         observations = data.pop("observations")
         values = torch.from_numpy(data["values"])
         searched = torch.isfinite(values).any(dim=1)
         if args.exit_target == "gated":
             if "chosen" not in data:
                 raise TargetsError(
-                    f"--exit-target gated needs the moves the search chose, which some of the targets read "
-                    f"(generations {first} to {generation} under {out / 'targets'}, --exit-targets "
-                    f"{' '.join(args.exit_targets) or 'none'}) do not hold: format version 1"
+                    f"--exit-target gated needs the moves the search chose, which the targets of generations "
+                    f"{first} to {generation} under {out / 'targets'} (format version 1) do not hold"
                 )
             policy = gated_policy(data, searched.numpy())
         else:
@@ -296,24 +296,77 @@ class TargetBatch:
         return int(self.outcomes.shape[0])
 
 
-def saved_targets(args: Args, rules: Rules, advisor: Agent | None) -> list[dict[str, np.ndarray]]:
-    """The targets of ``args.exit_targets``, each folder checked (:func:`read_targets`: the
-    rules, the format, every shard) and trimmed as it is read, so that millions of
-    decisions fit in memory."""
-    folders = [folder for path in args.exit_targets for folder in target_folders(path)]
-    return [trimmed(read_targets(folder, rules), rules, args, advisor) for folder in folders]
+def saved_targets(
+    args: Args, rules: Rules, advisor: Agent | None
+) -> tuple[dict[str, np.ndarray] | None, list[list[Any]]]:
+    """The targets of ``args.exit_targets`` joined (None: none given), read shard by shard
+    and trimmed as read, so that millions of decisions fit in memory; and what identifies
+    them, each folder's run id, shards and decisions, which a resume must find again.
+
+    Raises:
+        TargetsError: a folder of other rules or format, a corrupt shard, a folder inside the
+            run's own, two folders of one run (a copy, or the same ``mendikot targets --seed``:
+            the same deals twice), no shard at all, or version 1 shards for a gated target.
+    """
+    out = Path(args.out).resolve()
+    folders = dict.fromkeys(folder.resolve() for path in args.exit_targets for folder in target_folders(path))
+    parts: list[dict[str, np.ndarray]] = []
+    identity: list[list[Any]] = []
+    owners: dict[str, Path] = {}
+    old: list[str] = []  # version 1 folders: no moves chosen
+    for folder in folders:
+        if folder == out or out in folder.parents:
+            raise TargetsError(
+                f"--exit-targets {folder} is inside the run folder {args.out}: "
+                "a run fits its own targets by --exit-window"
+            )
+        manifest = check_manifest(folder, rules)
+        run_id = manifest["run_id"]
+        if run_id in owners:
+            raise TargetsError(
+                f"target folders {owners[run_id]} and {folder} belong to one run {run_id!r} "
+                "(a copy, or the same --seed): give one of them"
+            )
+        owners[run_id] = folder
+        if manifest["version"] == 1:
+            old.append(str(folder))
+        shards = sorted(folder.glob("shard-*.npz"))
+        read = [trimmed(read_shard(path, rules, manifest["version"]), rules, args, advisor) for path in shards]
+        parts += read
+        identity.append([run_id, len(shards), sum(len(part["outcomes"]) for part in read)])
+    if not args.exit_targets:
+        return None, identity
+    if not parts:
+        raise TargetsError(f"--exit-targets {' '.join(args.exit_targets)} hold no shards yet")
+    kept = joined(parts)
+    if args.exit_target == "gated" and "chosen" not in kept:
+        raise TargetsError(
+            f"--exit-target gated needs the moves the search chose, which format version 1 folders do not hold: {old}"
+        )
+    return kept, identity
+
+
+def joined(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The arrays of several target parts end to end (those all of them hold: version 1 has
+    fewer); one part as it is, not copied."""
+    common = [name for name in parts[-1] if all(name in part for part in parts)]
+    return {
+        name: parts[0][name] if len(parts) == 1 else np.concatenate([part[name] for part in parts]) for name in common
+    }
 
 
 def trimmed(data: dict[str, np.ndarray], rules: Rules, args: Args, advisor: Agent | None) -> dict[str, np.ndarray]:
     """What a fit reads of a target folder's arrays: the network's input in float16, as the
     fit holds it (the plain observation without the history pieces, then the ``advisor``'s
     move, as the agent that plays the network appends it: :func:`agents.advice.with_advice`),
-    and the hidden hands only for a centralised critic."""
+    the hidden hands only for a centralised critic, the spreads and moves only for a gated target."""
     observations = data["observations"][:, : observation_layout(rules).size]
     if advisor is not None:
         observations = advised(advisor, observations, data["masks"])
     data["observations"] = observations.astype(np.float16)
-    skipped = ("hands",) if args.critic == "state" else ("hands", "hidden")
+    skipped = {"hands"} | ({"hidden"} if args.critic != "state" else set())
+    if args.exit_target != "gated":
+        skipped |= {"spreads", "base", "chosen"}
     return {name: array for name, array in data.items() if name not in skipped}
 
 
@@ -397,12 +450,18 @@ def frozen_agent(network: nn.Module, rules: Rules, device: torch.device) -> Neur
     return NeuralAgent(copy.deepcopy(network).eval(), rules, greedy=True, device=device, name="previous")
 
 
-def count(counters: dict[str, Any], stats: TargetStats, hands: int, seconds: float) -> None:
-    """Add a generation to the run's counters: samples are the decisions the search valued."""
+def count(
+    counters: dict[str, Any], stats: TargetStats, hands: int, seconds: float, distilled: TargetBatch | None
+) -> None:
+    """Add a generation to the run's counters: samples are the decisions the search valued,
+    or with no search (``distilled``, the saved targets) those fitted, so curves still advance."""
     counters["iteration"] += 1
     counters["samples"] += stats.labelled + stats.kept_labelled  # a resumed generation's kept shards count too
     counters["hands"] += hands
     counters["decisions"] += stats.decisions + stats.kept_decisions
+    if distilled is not None:
+        counters["samples"] += int(distilled.searched.sum())
+        counters["decisions"] += len(distilled)
     counters["seconds"] = seconds
 
 
@@ -434,9 +493,9 @@ def metrics_row(
     }
 
 
-def finish(run: TrainingState, log: MetricsLog, rules: Rules, args: Args, out: Path) -> None:
+def finish(run: TrainingState, log: MetricsLog, rules: Rules, args: Args, out: Path, identity: list[list[Any]]) -> None:
     """The end of a run: the last checkpoint, the agent file, the CSV and the plot."""
-    save_atomic(run.payload(rules, args), out / "checkpoint.pt")
+    save_atomic(run.payload(rules, args) | {"saved_targets": identity}, out / "checkpoint.pt")
     export_agent(run.network, rules, args, out / "agent.pt")
     log.close()
     log.plot(out / "learning_curve.png")

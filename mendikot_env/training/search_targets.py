@@ -256,6 +256,8 @@ def target_folders(path: str | Path) -> list[Path]:
         TargetsError: naming the path, when it holds none.
     """
     path = Path(path)
+    if not path.is_dir():
+        raise TargetsError(f"{path} {'is not a folder' if path.exists() else 'does not exist'}: give a target folder")
     if (path / MANIFEST).is_file():
         return [path]
     for root in (path, path / "targets"):
