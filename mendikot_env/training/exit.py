@@ -80,7 +80,7 @@ from .search_targets import (
     check_manifest,
     generate_targets,
     read_shard,
-    read_targets,
+    shard_files,
     target_folders,
 )
 
@@ -268,7 +268,10 @@ class TargetBatch:
         the ``kept`` ones (:func:`saved_targets`, read with the same ``advisor``)."""
         first = max(1, generation - args.exit_window + 1)
         own = range(first, generation + 1) if args.exit_hands else range(0)
-        parts = [trimmed(read_targets(target_folder(out, g), rules), rules, args, advisor) for g in own]
+        parts: list[dict[str, np.ndarray]] = []
+        for g in own:
+            folder = target_folder(out, g)
+            parts += fit_parts(folder, check_manifest(folder, rules)["version"], rules, args, advisor)
         data = joined(parts + ([kept] if kept is not None else []))
         observations = data.pop("observations")
         values = torch.from_numpy(data["values"])
@@ -308,6 +311,8 @@ def saved_targets(
             run's own, two folders of one run (a copy, or the same ``mendikot targets --seed``:
             the same deals twice), no shard at all, or version 1 shards for a gated target.
     """
+    if not args.exit_targets:
+        return None, []
     out = Path(args.out).resolve()
     folders = dict.fromkeys(folder.resolve() for path in args.exit_targets for folder in target_folders(path))
     parts: list[dict[str, np.ndarray]] = []
@@ -330,12 +335,9 @@ def saved_targets(
         owners[run_id] = folder
         if manifest["version"] == 1:
             old.append(str(folder))
-        shards = sorted(folder.glob("shard-*.npz"))
-        read = [trimmed(read_shard(path, rules, manifest["version"]), rules, args, advisor) for path in shards]
+        read = fit_parts(folder, manifest["version"], rules, args, advisor)
         parts += read
-        identity.append([run_id, len(shards), sum(len(part["outcomes"]) for part in read)])
-    if not args.exit_targets:
-        return None, identity
+        identity.append([run_id, len(read), sum(len(part["outcomes"]) for part in read)])
     if not parts:
         raise TargetsError(f"--exit-targets {' '.join(args.exit_targets)} hold no shards yet")
     kept = joined(parts)
@@ -344,6 +346,14 @@ def saved_targets(
             f"--exit-target gated needs the moves the search chose, which format version 1 folders do not hold: {old}"
         )
     return kept, identity
+
+
+def fit_parts(
+    folder: Path, version: int, rules: Rules, args: Args, advisor: Agent | None
+) -> list[dict[str, np.ndarray]]:
+    """A target folder's shards (of format ``version``, its manifest's), each checked and
+    :func:`trimmed` as it is read: the run's own window and saved targets alike."""
+    return [trimmed(read_shard(path, rules, version), rules, args, advisor) for path in shard_files(folder)]
 
 
 def joined(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:

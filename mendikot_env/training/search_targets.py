@@ -239,13 +239,18 @@ def read_targets(folder: str | Path, rules: Rules, run_id: str | None = None) ->
     version 1 folder has no ``spreads``, ``base`` or ``chosen``."""
     folder = Path(folder)
     version = check_manifest(folder, rules, run_id)["version"]
-    parts = [read_shard(path, rules, version) for path in sorted(folder.glob("shard-*.npz"))]
+    parts = [read_shard(path, rules, version) for path in shard_files(folder)]
     offset = 0
     for part in parts:
         local = part["hands"]
         part["hands"] = local + offset
         offset += int(local.max(initial=-1)) + 1
     return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]} if parts else {}
+
+
+def shard_files(folder: Path) -> list[Path]:
+    """A target folder's shards, in order."""
+    return sorted(folder.glob("shard-*.npz"))
 
 
 def target_folders(path: str | Path) -> list[Path]:
