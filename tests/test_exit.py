@@ -456,8 +456,9 @@ def test_a_kl_penalty_keeps_the_policy_near_the_network_the_run_started_from(tmp
 
     def kl_from_start(run: Path) -> float:
         network = load_neural_agent(run).network
-        log_probs = torch.log_softmax(network(targets.observations.float(), targets.masks)[0], -1)
-        return expert_iteration.kl_from(first, targets, torch.arange(len(targets)), log_probs).item()
+        part = expert_iteration.minibatch(targets, torch.arange(len(targets)), None, torch.Generator())
+        log_probs = torch.log_softmax(network(part.observations, part.masks)[0], -1)
+        return expert_iteration.kl_from(first, part, log_probs).item()
 
     assert kl_from_start(held) < kl_from_start(free), "the penalty keeps the policy nearer its start"
     assert all(row["losses/kl"] > 0 for row in read_rows(held / "metrics.jsonl"))

@@ -406,6 +406,9 @@ class Args:
     """exit only: weight of a penalty on the KL divergence of the policy from the one the run
     started with (its --init network), so that the first fits do not flatten a sharp policy
     before they teach it (0: none)"""
+    exit_suit_symmetry: bool = False
+    """exit only: the fit sees each decision with its four suits relabelled at random, afresh
+    on every pass (no rule names a suit, so each label stands for 24 decisions)"""
 
     def __post_init__(self) -> None:
         check_types(self)

@@ -83,6 +83,7 @@ from .search_targets import (
     shard_files,
     target_folders,
 )
+from .suit_symmetry import SuitSymmetry
 
 EXIT_RUN_FILES = (*TRAINING_RUN_FILES, "targets")  # what --overwrite deletes
 LOSSES = ("policy", "value", "critic", "kl")  # logged as losses/NAME (critic: critic="state"; kl: exit_kl)
@@ -130,6 +131,7 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
         first = saved["pool"][0] if saved is not None and saved["pool"] else network.playing_state_dict()
         run.snapshots = [{k: v.detach().cpu().clone() for k, v in first.items()}]
         reference = frozen_network(run.snapshots[0], network, device)
+    symmetry = SuitSymmetry(rules, network.obs_size) if args.exit_suit_symmetry else None
     log = MetricsLog(out, resume=resume, counters=counters)
     budget = args.minutes * 60.0
     batch = None
@@ -152,7 +154,7 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
         for group in run.optimizer.param_groups:
             group["lr"] = learning_rate(args, counters)
         update_start = time.perf_counter()
-        losses = fit(network, run.optimizer, batch, args, run.generator, reference)
+        losses = fit(network, run.optimizer, batch, args, run.generator, reference, symmetry)
         update_seconds = time.perf_counter() - update_start
         check_finite_weights(network, generation, out)
 
@@ -409,27 +411,30 @@ def fit(
     args: Args,
     generator: torch.Generator,
     reference: nn.Module | None = None,
+    symmetry: SuitSymmetry | None = None,
 ) -> dict[str, float]:
     """``args.epochs`` passes over the targets in shuffled minibatches of ``args.minibatch``;
     returns the mean of each loss over the minibatches. With ``reference`` (the run's first
-    network, frozen) the loss adds ``args.exit_kl`` times the KL divergence of the policy from it."""
+    network, frozen) the loss adds ``args.exit_kl`` times the KL divergence of the policy from it;
+    with ``symmetry`` (``args.exit_suit_symmetry``) each decision is seen with its suits
+    relabelled at random, afresh on every pass."""
     network.train()
     totals, steps = dict.fromkeys(LOSSES, 0.0), 0
     for _ in range(args.epochs):
         order = torch.randperm(len(batch), generator=generator).to(batch.masks.device)
         for start in range(0, len(batch), args.minibatch):
-            idx = order[start : start + args.minibatch]
-            logits, values = network(batch.observations[idx].float(), batch.masks[idx])
-            log_probs = torch.log_softmax(logits, dim=-1).masked_fill(~batch.masks[idx], 0.0)
-            searched = batch.searched[idx].float()
-            cross_entropy = -(batch.policy[idx] * log_probs).sum(dim=-1)
+            part = minibatch(batch, order[start : start + args.minibatch], symmetry, generator)
+            logits, values = network(part.observations, part.masks)
+            log_probs = torch.log_softmax(logits, dim=-1).masked_fill(~part.masks, 0.0)
+            searched = part.searched.float()
+            cross_entropy = -(part.policy * log_probs).sum(dim=-1)
             policy_loss = (cross_entropy * searched).sum() / searched.sum().clamp(min=1.0)
-            value_loss = 0.5 * ((values - batch.outcomes[idx]) ** 2).mean()
+            value_loss = 0.5 * ((values - part.outcomes) ** 2).mean()
             critic_loss = torch.zeros(())
-            if batch.hidden is not None:  # the centralised critic learns the same outcomes, seeing every hand
-                critic = network.critic_value(batch.observations[idx].float(), batch.hidden[idx].float())
-                critic_loss = 0.5 * ((critic - batch.outcomes[idx]) ** 2).mean()
-            kl = torch.zeros(()) if reference is None else kl_from(reference, batch, idx, log_probs)
+            if part.hidden is not None:  # the centralised critic learns the same outcomes, seeing every hand
+                critic = network.critic_value(part.observations, part.hidden)
+                critic_loss = 0.5 * ((critic - part.outcomes) ** 2).mean()
+            kl = torch.zeros(()) if reference is None else kl_from(reference, part, log_probs)
             loss = policy_loss + args.value_coef * (value_loss + critic_loss) + args.exit_kl * kl
             optimizer_step(network, optimizer, loss, args.max_grad_norm)
             for name, term in zip(LOSSES, (policy_loss, value_loss, critic_loss, kl), strict=True):
@@ -438,11 +443,35 @@ def fit(
     return {name: total / max(steps, 1) for name, total in totals.items()}
 
 
-def kl_from(reference: nn.Module, batch: TargetBatch, idx: torch.Tensor, log_probs: torch.Tensor) -> torch.Tensor:
-    """The mean KL divergence KL(reference || policy) over the decisions ``idx`` (legal moves)."""
-    masks = batch.masks[idx]
+def minibatch(
+    batch: TargetBatch, idx: torch.Tensor, symmetry: SuitSymmetry | None, generator: torch.Generator
+) -> TargetBatch:
+    """The decisions ``idx`` of ``batch``, observations in float32, each with its suits
+    relabelled at random when a ``symmetry`` is given (a draw from ``generator``)."""
+    part = TargetBatch(
+        observations=batch.observations[idx].float(),
+        masks=batch.masks[idx],
+        policy=batch.policy[idx],
+        searched=batch.searched[idx],
+        outcomes=batch.outcomes[idx],
+        hidden=None if batch.hidden is None else batch.hidden[idx].float(),
+    )
+    if symmetry is None:
+        return part
+    which = symmetry.draw(len(idx), generator)
+    part.observations = symmetry.observations(part.observations, which)
+    part.masks = symmetry.actions(part.masks, which)
+    part.policy = symmetry.actions(part.policy, which)
+    if part.hidden is not None:
+        part.hidden = symmetry.hands(part.hidden, which)
+    return part
+
+
+def kl_from(reference: nn.Module, part: TargetBatch, log_probs: torch.Tensor) -> torch.Tensor:
+    """The mean KL divergence KL(reference || policy) over the decisions of ``part`` (legal moves)."""
+    masks = part.masks
     with torch.no_grad():
-        logits, _ = reference(batch.observations[idx].float(), masks)
+        logits, _ = reference(part.observations, masks)
         kept = torch.softmax(logits, dim=-1)  # the reference policy
     gap = torch.log(kept.clamp(min=1e-12)) - log_probs
     return (kept * gap).masked_fill(~masks, 0.0).sum(dim=-1).mean()

@@ -1,0 +1,94 @@
+"""The suit relabelling of a fit (``--exit-suit-symmetry``) against the game itself: a deal and
+its relabelled twin, played with relabelled moves, give relabelled observations, masks and
+hands at every step, in every variant."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from mendikot_env import Rules, core
+from mendikot_env.cards import NUM_ACTIONS, NUM_RANKS
+from mendikot_env.cli import main
+from mendikot_env.observation import ObservationEncoder, hidden_planes
+from mendikot_env.training import exit as expert_iteration
+from mendikot_env.training.checkpoint import load_checkpoint
+from mendikot_env.training.suit_symmetry import RELABELLINGS, SuitSymmetry
+from tests.playthrough import VARIANTS
+from tests.test_exit import command, tiny_args
+
+
+def relabelled_cards(new_suit: tuple[int, ...], cards: np.ndarray) -> np.ndarray:
+    """Card ids with their suits relabelled (the ask, 52, kept)."""
+    suits = np.asarray(new_suit)[np.minimum(cards, 51) // NUM_RANKS]
+    return np.where(cards == NUM_ACTIONS - 1, cards, suits * NUM_RANKS + cards % NUM_RANKS)
+
+
+def cards_of(bits: np.ndarray) -> np.ndarray:
+    """(B, n, h) the cards of each seat's hand bits, ascending."""
+    set_bits = (bits[..., None] >> np.arange(52, dtype=np.uint64)) & np.uint64(1)
+    return np.stack([np.flatnonzero(row) for row in set_bits.reshape(-1, 52)]).reshape(*bits.shape, -1)
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_a_relabelled_deal_plays_as_the_tables_relabel_every_observation_mask_and_hand(variant: str) -> None:
+    options = {k: v for k, v in VARIANTS[variant].items() if k != "reward"}
+    rules = Rules.preset(options.pop("rules"), **options)
+    encoder = ObservationEncoder(rules)
+    symmetry = SuitSymmetry(rules, encoder.size + NUM_ACTIONS)  # with an advisor's move after the observation
+    rng = np.random.default_rng(len(variant))
+    games = 24
+    which = torch.arange(games) % len(RELABELLINGS)  # every relabelling, the identity included
+    maps = np.stack([relabelled_cards(RELABELLINGS[k], np.arange(NUM_ACTIONS)) for k in which.tolist()])
+    first = core.new_hands(rules, games, rng=rng)
+    deals = np.take_along_axis(maps[:, None, None, :], cards_of(first.hands)[..., None], axis=3)[..., 0]
+    opens = None if rules.trump != "open" else maps[np.arange(games), first.open_card]
+    twin = core.new_hands(rules, games, rng=rng, deals=np.sort(deals, axis=2), dealers=first.dealer, open_cards=opens)
+    steps = 0
+    while not first.done.all():
+        seen, twin_seen = encoder.encode(first, first.current), encoder.encode(twin, twin.current)
+        masks, twin_masks = core.legal_action_mask(first), core.legal_action_mask(twin)
+        moves = core.random_legal_actions(core.legal_bits(first), rng)
+        twin_moves = maps[np.arange(games), moves]
+        advised = np.concatenate([seen, np.eye(NUM_ACTIONS, dtype=np.float32)[moves]], axis=1)
+        twin_advised = np.concatenate([twin_seen, np.eye(NUM_ACTIONS, dtype=np.float32)[twin_moves]], axis=1)
+        live = ~first.done
+        assert np.array_equal(symmetry.observations(torch.from_numpy(advised), which).numpy()[live], twin_advised[live])
+        assert np.array_equal(symmetry.actions(torch.from_numpy(masks), which).numpy()[live], twin_masks[live])
+        hands = torch.from_numpy(hidden_planes(first, first.current))
+        assert np.array_equal(symmetry.hands(hands, which).numpy()[live], hidden_planes(twin, twin.current)[live])
+        core.step(first, moves, active=live)
+        core.step(twin, twin_moves, active=live)
+        steps += 1
+    assert steps >= rules.n_tricks * rules.n_players
+    assert np.array_equal(core.hand_results(first).tens, core.hand_results(twin).tens)
+
+
+def test_a_fit_with_suit_symmetry_resumes_exactly_and_learns_other_weights(tmp_path: Path) -> None:
+    source = expert_iteration.train(tiny_args(tmp_path / "source", max_iterations=1))
+    tiny = ["--exit-hands", "0", "--exit-targets", str(source), "--eval-deals", "2", "--eval-opponents", "hard"]
+    tiny += ["--epochs", "3", "--learning-rate", "3e-3", "--minibatch", "64", "--hidden", "32"]
+    tiny += ["--card-hidden", "8", "--threads", "1", "--no-progress"]
+    assert main(command(tmp_path / "whole", "--max-iterations", "2", "--exit-suit-symmetry", *tiny)) == 0
+    assert main(command(tmp_path / "stopped", "--max-iterations", "1", "--exit-suit-symmetry", *tiny)) == 0
+    assert main(["train", "--resume", str(tmp_path / "stopped"), "--max-iterations", "2"]) == 0
+    assert main(command(tmp_path / "plain", "--max-iterations", "2", *tiny)) == 0
+    whole, stopped, plain = (
+        load_checkpoint(tmp_path / name / "checkpoint.pt", kind="training")["model"]
+        for name in ("whole", "stopped", "plain")
+    )
+    for name, weights in whole.items():
+        assert torch.equal(stopped[name], weights), f"{name} differs after the resume"
+    assert any(not torch.equal(plain[name], weights) for name, weights in whole.items()), "the suits were relabelled"
+
+
+def test_each_relabelling_is_a_permutation_and_the_first_keeps_every_column() -> None:
+    symmetry = SuitSymmetry(Rules(), ObservationEncoder(Rules()).size)
+    assert torch.equal(symmetry.observation[0], torch.arange(symmetry.observation.shape[1]))
+    for table in itertools.chain(symmetry.observation, symmetry.action):
+        assert torch.equal(table.sort().values, torch.arange(len(table)))
+    assert len({tuple(table.tolist()) for table in symmetry.action}) == 24
