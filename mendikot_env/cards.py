@@ -73,6 +73,15 @@ def card_id(rank: int, suit: int) -> int:
     return NUM_RANKS * suit + rank
 
 
+def relabelled_card_sources(new_suit: tuple[int, ...]) -> np.ndarray:
+    """(52,) for each card, the card it was when every suit ``s`` became ``new_suit[s]``
+    (the same rank): the gather index of a 52-card plane or mask whose suits are relabelled."""
+    cards = np.arange(NUM_CARDS)
+    sources = np.empty(NUM_CARDS, dtype=np.int64)
+    sources[np.asarray(new_suit)[cards // NUM_RANKS] * NUM_RANKS + cards % NUM_RANKS] = cards
+    return sources
+
+
 def card_str(card: int, symbols: bool = False) -> str:
     """Canonical text of a card (``"TS"``), or with a suit symbol (``"T♠"``)."""
     check_card(card)

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .cards import NUM_CARDS, TENS_MASK, pack_sets, popcount, unpack_sets, up_to_highest
+from .cards import NUM_CARDS, TENS_MASK, pack_sets, popcount, relabelled_card_sources, unpack_sets, up_to_highest
 from .core import CARD_SETS, HIDE, NO_SEAT, OVER, PLAY, State, batch_rows, pack_cards
 from .infostate import History, SeatInfo, by_column, seat_info, seat_infos, tables_of
 from .rules import Rules
@@ -134,6 +134,31 @@ def observation_layout(rules: Rules, history: bool = False) -> Layout:
             *(extra if history else []),
         ]
     )
+
+
+SUIT_PIECES = frozenset({"voids", "led_suit", "trump_suit"})  # one flag per suit (per seat)
+
+
+def suit_relabelled_columns(rules: Rules, new_suit: tuple[int, ...]) -> np.ndarray:
+    """(D,) for each column of the plain observation, the column it comes from when every
+    card of suit ``s`` becomes the same rank of suit ``new_suit[s]``.
+
+    No rule names a suit, so a deal and its relabelled twin play alike and their
+    observations differ by exactly this reordering (the card pieces' columns and the
+    per-suit flags): what lets a fit see one label under 24 relabellings
+    (:mod:`mendikot_env.training.suit_symmetry`).
+    """
+    layout = observation_layout(rules)
+    card_source = relabelled_card_sources(new_suit)
+    suit_source = np.array([new_suit.index(s) for s in range(len(new_suit))])
+    source = np.arange(layout.size)
+    for piece in layout.pieces.values():
+        width = piece.shape[-1]
+        block = card_source if width == NUM_CARDS else suit_source if piece.name in SUIT_PIECES else None
+        if block is not None:
+            starts = np.arange(piece.start, piece.stop, width)
+            source[piece.start : piece.stop] = (starts[:, None] + block).ravel()
+    return source
 
 
 def reads_history(agent: object) -> bool:

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 import mendikot_env
+from mendikot_env.observation import SUIT_PIECES  # written as suit letters (voids per seat)
 
 DIRECTORY = Path(__file__).resolve().parent / "playthroughs"
 REGENERATE = "python tests/playthrough.py --regenerate"
@@ -54,8 +55,6 @@ VARIANTS: dict[str, dict[str, Any]] = {
 # 0/1 flags, written as the indices that are set. A new fractional piece must be added here
 # (the generator refuses to write a fraction as flags).
 SCALAR_PIECES = frozenset({"trick_tens", "asked", "tricks", "middle", "match_score"})
-# Pieces whose flags are the four suits, written as suit letters (``voids`` per seat).
-SUIT_PIECES = frozenset({"voids", "led_suit", "trump_suit"})
 
 RANKS = "23456789TJQKA"
 SUITS = "CDHS"

@@ -14,7 +14,7 @@ import torch
 from mendikot_env import Rules, core
 from mendikot_env.cards import NUM_ACTIONS, NUM_RANKS
 from mendikot_env.cli import main
-from mendikot_env.observation import ObservationEncoder, hidden_planes
+from mendikot_env.observation import ObservationEncoder, hidden_planes, observation_layout
 from mendikot_env.training import exit as expert_iteration
 from mendikot_env.training.checkpoint import load_checkpoint
 from mendikot_env.training.suit_symmetry import RELABELLINGS, SuitSymmetry
@@ -39,7 +39,7 @@ def test_a_relabelled_deal_plays_as_the_tables_relabel_every_observation_mask_an
     options = {k: v for k, v in VARIANTS[variant].items() if k != "reward"}
     rules = Rules.preset(options.pop("rules"), **options)
     encoder = ObservationEncoder(rules)
-    symmetry = SuitSymmetry(rules, encoder.size + NUM_ACTIONS)  # with an advisor's move after the observation
+    symmetry = SuitSymmetry(rules, True, torch.device("cpu"))  # with an advisor's move after the observation
     rng = np.random.default_rng(len(variant))
     games = 24
     which = torch.arange(games) % len(RELABELLINGS)  # every relabelling, the identity included
@@ -87,8 +87,34 @@ def test_a_fit_with_suit_symmetry_resumes_exactly_and_learns_other_weights(tmp_p
 
 
 def test_each_relabelling_is_a_permutation_and_the_first_keeps_every_column() -> None:
-    symmetry = SuitSymmetry(Rules(), ObservationEncoder(Rules()).size)
+    symmetry = SuitSymmetry(Rules(), False, torch.device("cpu"))
     assert torch.equal(symmetry.observation[0], torch.arange(symmetry.observation.shape[1]))
     for table in itertools.chain(symmetry.observation, symmetry.action):
         assert torch.equal(table.sort().values, torch.arange(len(table)))
     assert len({tuple(table.tolist()) for table in symmetry.action}) == 24
+
+
+def test_a_minibatch_relabels_each_decision_whole_and_a_plain_one_draws_nothing(tmp_path: Path) -> None:
+    args = tiny_args(tmp_path / "run", max_iterations=1)
+    expert_iteration.train(args)
+    batch = expert_iteration.TargetBatch.of(tmp_path / "run", Rules(), args, 1, torch.device("cpu"))
+    idx = torch.arange(len(batch))
+    generator = torch.Generator().manual_seed(0)
+    plain = expert_iteration.minibatch(batch, idx, None, generator)
+    assert torch.equal(generator.get_state(), torch.Generator().manual_seed(0).get_state()), "no draw without it"
+    symmetry = SuitSymmetry(Rules(), False, torch.device("cpu"))
+    part = expert_iteration.minibatch(batch, idx, symmetry, generator)
+    moved = (part.observations != plain.observations).any(dim=1)
+    assert moved.float().mean() > 0.8, "nearly every decision is relabelled (1 in 24 keeps its suits)"
+    layout = observation_layout(Rules())
+    hand = layout.view(part.observations.numpy(), "hand") > 0
+    assert not (part.masks[:, :52].numpy() & ~hand).any(), "a legal card is in the relabelled hand"
+    assert not (part.policy[~part.masks] != 0).any(), "no target on a relabelled illegal move"
+    assert torch.allclose(part.policy.sum(dim=1), plain.policy.sum(dim=1))
+    assert torch.equal(part.observations.sum(dim=1), plain.observations.sum(dim=1))
+    assert torch.equal(part.searched, plain.searched) and torch.equal(part.outcomes, plain.outcomes)
+
+
+def test_suit_symmetry_is_refused_outside_expert_iteration(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="--exit-suit-symmetry .* not 'ppo'"):
+        tiny_args(tmp_path, algorithm="ppo", exit_suit_symmetry=True)

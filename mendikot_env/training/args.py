@@ -408,7 +408,7 @@ class Args:
     before they teach it (0: none)"""
     exit_suit_symmetry: bool = False
     """exit only: the fit sees each decision with its four suits relabelled at random, afresh
-    on every pass (no rule names a suit, so each label stands for 24 decisions)"""
+    on every pass (no rule names a suit, so each label stands for up to 24 decisions)"""
 
     def __post_init__(self) -> None:
         check_types(self)
@@ -421,6 +421,11 @@ class Args:
         if self.exit_targets and self.algorithm != "exit":
             raise ValueError(
                 f"--exit-targets (Args.exit_targets) are fitted by --algorithm exit, not {self.algorithm!r}"
+            )
+        if self.exit_suit_symmetry and self.algorithm != "exit":
+            raise ValueError(
+                f"--exit-suit-symmetry (Args.exit_suit_symmetry) relabels the fits of --algorithm exit, "
+                f"not {self.algorithm!r}"
             )
         if self.algorithm == "exit" and not self.exit_hands and not self.exit_targets:
             raise ValueError("--exit-hands 0 (Args.exit_hands) leaves nothing to learn from: give --exit-targets too")

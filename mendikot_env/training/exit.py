@@ -131,7 +131,7 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
         first = saved["pool"][0] if saved is not None and saved["pool"] else network.playing_state_dict()
         run.snapshots = [{k: v.detach().cpu().clone() for k, v in first.items()}]
         reference = frozen_network(run.snapshots[0], network, device)
-    symmetry = SuitSymmetry(rules, network.obs_size) if args.exit_suit_symmetry else None
+    symmetry = SuitSymmetry(rules, network.advisor != "none", device) if args.exit_suit_symmetry else None
     log = MetricsLog(out, resume=resume, counters=counters)
     budget = args.minutes * 60.0
     batch = None
@@ -246,7 +246,7 @@ def uses_network(args: Args, generation: int) -> bool:
 
 @dataclass
 class TargetBatch:
-    """The window's targets as tensors on the device."""
+    """The window's targets as tensors on the device (or one minibatch of them, :func:`minibatch`)."""
 
     observations: torch.Tensor  # (N, D) float16: the network's input (the plain observation, then any advice)
     masks: torch.Tensor  # (N, 53) bool
