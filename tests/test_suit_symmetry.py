@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from playthrough import VARIANTS
+from test_exit import command, tiny_args
 
 from mendikot_env import Rules, core
 from mendikot_env.cards import NUM_ACTIONS, NUM_RANKS
@@ -18,8 +20,6 @@ from mendikot_env.observation import ObservationEncoder, hidden_planes, observat
 from mendikot_env.training import exit as expert_iteration
 from mendikot_env.training.checkpoint import load_checkpoint
 from mendikot_env.training.suit_symmetry import RELABELLINGS, SuitSymmetry
-from tests.playthrough import VARIANTS
-from tests.test_exit import command, tiny_args
 
 
 def relabelled_cards(new_suit: tuple[int, ...], cards: np.ndarray) -> np.ndarray:
