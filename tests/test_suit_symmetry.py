@@ -14,7 +14,7 @@ from playthrough import VARIANTS
 from test_exit import command, tiny_args
 
 from mendikot_env import Rules, core
-from mendikot_env.cards import NUM_ACTIONS, NUM_RANKS
+from mendikot_env.cards import NUM_ACTIONS, NUM_RANKS, unpack_sets
 from mendikot_env.cli import main
 from mendikot_env.observation import ObservationEncoder, hidden_planes, observation_layout
 from mendikot_env.training import exit as expert_iteration
@@ -30,8 +30,7 @@ def relabelled_cards(new_suit: tuple[int, ...], cards: np.ndarray) -> np.ndarray
 
 def cards_of(bits: np.ndarray) -> np.ndarray:
     """(B, n, h) the cards of each seat's hand bits, ascending."""
-    set_bits = (bits[..., None] >> np.arange(52, dtype=np.uint64)) & np.uint64(1)
-    return np.stack([np.flatnonzero(row) for row in set_bits.reshape(-1, 52)]).reshape(*bits.shape, -1)
+    return np.stack([np.flatnonzero(row) for row in unpack_sets(bits).reshape(-1, 52)]).reshape(*bits.shape, -1)
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
@@ -46,7 +45,7 @@ def test_a_relabelled_deal_plays_as_the_tables_relabel_every_observation_mask_an
     maps = np.stack([relabelled_cards(RELABELLINGS[k], np.arange(NUM_ACTIONS)) for k in which.tolist()])
     first = core.new_hands(rules, games, rng=rng)
     deals = np.take_along_axis(maps[:, None, None, :], cards_of(first.hands)[..., None], axis=3)[..., 0]
-    opens = None if rules.trump != "open" else maps[np.arange(games), first.open_card]
+    opens = maps[np.arange(games), first.open_card] if rules.trump_known_from_start else None
     twin = core.new_hands(rules, games, rng=rng, deals=np.sort(deals, axis=2), dealers=first.dealer, open_cards=opens)
     steps = 0
     while not first.done.all():
