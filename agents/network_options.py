@@ -8,12 +8,35 @@ free of torch; :mod:`agents.network` builds the network itself.
 from __future__ import annotations
 
 import contextlib
+import re
 
 from .rule_based import LEVELS
 
 PRECISIONS = ("float32", "bfloat16")  # the network's arithmetic (see Args.precision)
 CRITICS = ("observation", "state")  # what the value may see (see Args.critic)
 ADVISORS = ("none", *LEVELS)  # whose suggested move the network may see (see Args.advisor)
+# What a network agent plays (NeuralAgent's views): its own policy, or the mean over all 24
+# relabellings of the suits (agents.suit_symmetry); a spec asks with "apprentice:views=24".
+SUIT_VIEWS = 24
+VIEWS = (1, SUIT_VIEWS)
+_VIEWS_OPTION = re.compile(r"^(.*):\s*views\s*=\s*([^,]*?)\s*$", re.IGNORECASE | re.DOTALL)
+
+
+def split_views(spec: str) -> tuple[str, int]:
+    """A trained network's spec without its ``:views=N`` ending, and N (1 where it has none).
+
+    Raises:
+        ValueError: an N that is not one of ``VIEWS``, naming the spec.
+    """
+    found = _VIEWS_OPTION.match(spec)
+    if found is None:
+        return spec, 1
+    if found.group(2) not in {str(views) for views in VIEWS}:
+        raise ValueError(
+            f"agent spec {spec!r}: views={found.group(2)!r} must be 1 (the network alone) or {SUIT_VIEWS} "
+            "(its policy averaged over every relabelling of the four suits)"
+        )
+    return found.group(1), int(found.group(2))
 
 
 def precision_context(precision: str, device_type: str) -> contextlib.AbstractContextManager:

@@ -19,7 +19,7 @@ from mendikot_env.seeding import check_seed
 
 from .advice import advisor_level, make_advisor, with_advice
 from .base import check_batch
-from .network_options import PRECISIONS, precision_context
+from .network_options import PRECISIONS, SUIT_VIEWS, VIEWS, precision_context
 
 __all__ = ["NeuralAgent", "advisor_level", "load_neural_agent", "make_advisor", "with_advice"]
 
@@ -36,6 +36,9 @@ class NeuralAgent:
         device: torch device of the network.
         precision: "float32", or "bfloat16" to run the network under autocast (the training
             loop's snapshots do, when it trains so).
+        views: 1 plays the network's policy; 24 (``SUIT_VIEWS``) the mean of its log-policies
+            over every relabelling of the four suits (:mod:`agents.suit_symmetry`), one batched
+            pass of 24 rows a decision: stronger, and still about a millisecond at batch one.
     """
 
     def __init__(
@@ -47,6 +50,7 @@ class NeuralAgent:
         device: Any = "cpu",
         name: str = "trained",
         precision: str = "float32",
+        views: int = 1,
     ) -> None:
         import torch
 
@@ -61,6 +65,15 @@ class NeuralAgent:
         self.advisor = make_advisor(getattr(network, "advisor", "none"), rules, getattr(network, "advisor_level", None))
         self.obs_size = observation_layout(rules).size  # before the advisor's one-hot
         self.encoder = ObservationEncoder(rules)  # for state_values
+        self.set_views(views)
+
+    def set_views(self, views: int) -> None:
+        """Play the network's own policy (1) or the mean over the 24 suit relabellings (24)."""
+        from .suit_symmetry import SuitSymmetry
+
+        check_choice("NeuralAgent views", views, VIEWS)
+        self.views = views
+        self.symmetry = SuitSymmetry(self.rules, self.advisor is not None, self.device) if views == SUIT_VIEWS else None
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         import torch
@@ -102,8 +115,9 @@ class NeuralAgent:
         with torch.no_grad(), precision_context(self.precision, self.device.type):
             obs = torch.from_numpy(np.ascontiguousarray(observations)).to(self.device)
             mask = torch.from_numpy(legal).to(self.device)
-            logits, values = self.network(obs, mask)
-        return logits, values
+            if self.symmetry is None:
+                return self.network(obs, mask)
+            return self.symmetry.averaged(self.network, obs, mask)
 
     def seed(self, seed: int | None) -> None:
         self.generator.manual_seed(0 if seed is None else check_seed(seed))

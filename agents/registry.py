@@ -23,6 +23,7 @@ from mendikot_env.rules import Rules, resolve_rules
 
 from .base import Agent, RandomAgent, check_trained_for
 from .ensemble import MEMBER_SEPARATOR, EnsembleAgent
+from .network_options import split_views
 from .rule_based import LEVELS, RuleBasedAgent
 from .search import ROLLOUT_NAMES, SearchAgent, parse_search_spec
 
@@ -81,11 +82,15 @@ def make(name: str, rules: Rules | str | None = None, seed: int | None = None) -
     ``trained`` or ``apprentice`` (the shipped PPO and expert-iteration networks for ``rules``: the
     ``standard`` or ``band`` preset; need torch)
     or ``search`` (determinised search; ``search:k=64,rollout=hard,budget_ms=50``, see :mod:`agents.search`).
+    A network's name may end in ``:views=24``: it then plays its policy averaged over every
+    relabelling of the suits (:mod:`agents.suit_symmetry`).
 
     Raises:
         ValueError: for an unknown name, listing the known ones.
     """
     key = name.strip().lower() if isinstance(name, str) else None
+    if key is not None and not _is_search(key) and (plain := split_views(name))[0] != name:
+        return _with_views(make(plain[0], rules, seed), plain[1], name)
     if key not in AGENT_NAMES and not (key is not None and _is_search(key)):
         what = f"unknown agent {name!r}" if isinstance(name, str) else f"agent name must be text, got {name!r}"
         raise ValueError(
@@ -114,7 +119,8 @@ def load(spec: str | Path, rules: Rules | str | None = None, seed: int | None = 
 
     Args:
         spec: agent name, run folder, ``.pt`` file, a file with a registered suffix, or
-            trained networks joined by ``+`` (an ensemble).
+            trained networks joined by ``+`` (an ensemble); a trained network's spec may end in
+            ``:views=24`` (its policy averaged over the 24 relabellings of the suits).
         rules: the rules it will play (a Rules or a preset name); a trained agent must have been trained for them
             (None: the agent's own rules, or the standard game for named agents).
         seed: seed of the agent's randomness.
@@ -128,6 +134,8 @@ def load(spec: str | Path, rules: Rules | str | None = None, seed: int | None = 
     path = Path(spec)
     if MEMBER_SEPARATOR in spec and not path.exists():
         return EnsembleAgent([load(part, rules, seed) for part in _ensemble_members(spec)])
+    if not path.exists() and (plain := split_views(spec))[0] != spec:
+        return _with_views(load(plain[0], rules, seed), plain[1], spec)
     looks_like_path = path.suffix != "" or "/" in spec or path.exists()
     if not looks_like_path:
         return make(spec, rules, seed)  # raises with the list of names
@@ -145,6 +153,22 @@ def load(spec: str | Path, rules: Rules | str | None = None, seed: int | None = 
     agent = loader(path, rules, seed)
     if not hasattr(agent, "name"):
         agent.name = path.stem  # type: ignore[attr-defined]
+    return agent
+
+
+def _with_views(agent: Agent, views: int, spec: str) -> Agent:
+    """``agent`` playing ``views`` suit views (see :func:`load`), named by its ``spec``.
+
+    Raises:
+        ValueError: ``agent`` is no single trained network, naming the spec.
+    """
+    if not hasattr(agent, "set_views"):
+        raise ValueError(
+            f"agent spec {spec!r}: views= averages a trained network's policy over the suits, and "
+            f"{getattr(agent, 'name', spec)!r} is not one (a shipped network, a run folder or a .pt file)"
+        )
+    agent.set_views(views)
+    agent.name = spec.strip()
     return agent
 
 
@@ -221,6 +245,7 @@ def _ensemble_members(spec: str) -> list[str]:
     for part in parts:
         if part == "":
             raise ValueError(f"ensemble spec {spec!r} has an empty member; {rule}")
-        if part.lower() not in AGENT_NAMES and not Path(part).exists():
+        plain = split_views(part)[0] if not Path(part).exists() else part
+        if plain.lower() not in AGENT_NAMES and not Path(plain).exists():
             raise ValueError(f"{part!r} (a member of the ensemble spec {spec!r}) does not exist; {rule}")
     return parts

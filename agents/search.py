@@ -84,6 +84,7 @@ from mendikot_env.rules import Rules
 from mendikot_env.seeding import make_rng
 
 from .base import Agent, check_batch, seed_agent
+from .network_options import split_views
 from .rule_based import LEVELS
 
 ROLLOUT_NAMES = ("random", *LEVELS, "trained", "apprentice")  # the agents a search may roll out with
@@ -142,16 +143,17 @@ def parse_search_spec(spec: str) -> SearchSpec:
 def _spec_value(spec: str, key: str, value: str) -> object:
     """One checked value of a search spec."""
     if key in ("rollout", "base", "weigh"):
-        if value.lower() in ROLLOUT_NAMES:
+        name = split_views(value)[0]  # a network may play its suit views: base=apprentice:views=24
+        if name.lower() in ROLLOUT_NAMES:
             return value.lower()
-        if _is_path(value):
+        if _is_path(name):
             return value  # a trained network, loaded (and checked) by agents.load
         raise ValueError(
             f"search spec {spec!r}: {key}={value!r} is no agent a search can use; one of {ROLLOUT_NAMES}, "
             "or a trained network's run folder or .pt file"
         )
     if key in ("leaf", "prior"):
-        if not _is_path(value):
+        if not _is_path(split_views(value)[0]):
             raise ValueError(
                 f"search spec {spec!r}: {key}={value!r} must be a trained network's run folder or .pt file"
             )

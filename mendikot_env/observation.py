@@ -146,7 +146,7 @@ def suit_relabelled_columns(rules: Rules, new_suit: tuple[int, ...]) -> np.ndarr
     No rule names a suit, so a deal and its relabelled twin play alike and their
     observations differ by exactly this reordering (the card pieces' columns and the
     per-suit flags): what lets a fit see one label under 24 relabellings
-    (:mod:`mendikot_env.training.suit_symmetry`).
+    (:mod:`agents.suit_symmetry`).
     """
     layout = observation_layout(rules)
     card_source = relabelled_card_sources(new_suit)

@@ -13,13 +13,13 @@ import torch
 from playthrough import VARIANTS
 from test_exit import command, tiny_args
 
+from agents.suit_symmetry import RELABELLINGS, SuitSymmetry
 from mendikot_env import Rules, core
 from mendikot_env.cards import NUM_ACTIONS, NUM_RANKS, unpack_sets
 from mendikot_env.cli import main
 from mendikot_env.observation import ObservationEncoder, hidden_planes, observation_layout
 from mendikot_env.training import exit as expert_iteration
 from mendikot_env.training.checkpoint import load_checkpoint
-from mendikot_env.training.suit_symmetry import RELABELLINGS, SuitSymmetry
 
 
 def relabelled_cards(new_suit: tuple[int, ...], cards: np.ndarray) -> np.ndarray:

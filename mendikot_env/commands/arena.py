@@ -36,9 +36,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--a",
         required=True,
-        help="agent A: random, easy, medium, hard, trained, search or a search spec "
+        help="agent A: random, easy, medium, hard, trained, apprentice, search or a search spec "
         "(search:k=48,rollout=hard,exact=2; docs/agents.md), a run folder or checkpoint path, "
-        "or run folders joined by + (an ensemble of networks)",
+        "or run folders joined by + (an ensemble of networks); a network ending in :views=24 "
+        "plays its policy averaged over the suits' 24 relabellings",
     )
     parser.add_argument("--b", required=True, help="agent B")
     parser.add_argument(

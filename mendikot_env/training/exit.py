@@ -55,6 +55,7 @@ from agents.base import Agent
 from agents.neural import NeuralAgent
 from agents.registry import make
 from agents.search import SearchAgent, parse_search_spec
+from agents.suit_symmetry import SuitSymmetry
 
 from .. import core
 from ..observation import ObservationEncoder, hidden_planes, observation_layout
@@ -83,7 +84,6 @@ from .search_targets import (
     shard_files,
     target_folders,
 )
-from .suit_symmetry import SuitSymmetry
 
 EXIT_RUN_FILES = (*TRAINING_RUN_FILES, "targets")  # what --overwrite deletes
 LOSSES = ("policy", "value", "critic", "kl")  # logged as losses/NAME (critic: critic="state"; kl: exit_kl)
