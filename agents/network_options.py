@@ -19,7 +19,8 @@ ADVISORS = ("none", *LEVELS)  # whose suggested move the network may see (see Ar
 # relabellings of the suits (agents.suit_symmetry); a spec asks with "apprentice:views=24".
 SUIT_VIEWS = 24
 VIEWS = (1, SUIT_VIEWS)
-_VIEWS_OPTION = re.compile(r"^(.*):\s*views\s*=\s*([^,]*?)\s*$", re.IGNORECASE | re.DOTALL)
+# ":views=N" at the end of a spec; N stops at a search spec's "," and an ensemble's "+".
+_VIEWS_OPTION = re.compile(r"^(.*):\s*views\s*=\s*([^,+]*?)\s*$", re.IGNORECASE | re.DOTALL)
 
 
 def split_views(spec: str) -> tuple[str, int]:
@@ -36,7 +37,7 @@ def split_views(spec: str) -> tuple[str, int]:
             f"agent spec {spec!r}: views={found.group(2)!r} must be 1 (the network alone) or {SUIT_VIEWS} "
             "(its policy averaged over every relabelling of the four suits)"
         )
-    return found.group(1), int(found.group(2))
+    return found.group(1).strip(), int(found.group(2))
 
 
 def precision_context(precision: str, device_type: str) -> contextlib.AbstractContextManager:

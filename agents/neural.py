@@ -91,7 +91,8 @@ class NeuralAgent:
         return torch.softmax(self._logits(observations, masks), dim=-1).cpu().numpy()
 
     def _logits(self, observations: np.ndarray, masks: np.ndarray) -> Any:
-        """(B, 53) float32 masked logits of the network (illegal actions at the network's floor).
+        """(B, 53) float32 masked logits of the network (illegal actions at the network's floor);
+        with ``views=24``, the mean log-policy of its suit views.
 
         Raises:
             ValueError: a batch :func:`agents.base.check_batch` refuses (before torch sees it).

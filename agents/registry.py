@@ -10,7 +10,8 @@ whose suffix has a loader in ``CHECKPOINT_LOADERS`` (a plain table: ``.pt``, RLl
 folder stands for its ``agent.rllib``), or several trained
 networks joined by ``+`` (``"runs/a+runs/b"``: an ``EnsembleAgent`` that plays their
 averaged policy), so the arena, the league and ``mendikot play`` take all of them without
-changes.
+changes. A trained network's spec may end in ``:views=24``: the network then plays its
+policy averaged over the 24 relabellings of the suits (:mod:`agents.suit_symmetry`).
 """
 
 from __future__ import annotations
@@ -168,8 +169,25 @@ def _with_views(agent: Agent, views: int, spec: str) -> Agent:
             f"{getattr(agent, 'name', spec)!r} is not one (a shipped network, a run folder or a .pt file)"
         )
     agent.set_views(views)
-    agent.name = spec.strip()
+    agent.name = f"{agent.name}:views={views}"
     return agent
+
+
+def names_files(spec: str) -> bool:
+    """Whether loading ``spec`` may read a file: a path, or an ensemble member or a search
+    spec's agent that names one (a server lets only its own machine name files)."""
+    for member in spec.split(MEMBER_SEPARATOR):
+        try:
+            if _is_search(member.strip().lower()):
+                settings = parse_search_spec(member)
+                named = [settings.rollout, settings.base, settings.weigh, settings.leaf, settings.prior]
+            else:
+                named = [member]
+            if any(split_views(value)[0].strip().lower() not in AGENT_NAMES for value in named if value is not None):
+                return True
+        except ValueError:
+            continue  # a malformed spec reads nothing: loading it says what is wrong
+    return False
 
 
 def _is_search(key: str) -> bool:

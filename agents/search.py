@@ -64,6 +64,11 @@ Spec syntax (``agents.make``, ``--a`` in the arena): ``search`` or
 - ``weigh``: the policy whose play of the moves seen weighs the deals (``infer`` 1 to 3),
   default the rollout policy: a name as for ``rollout`` or a network's path. ``weigh=hard``
   keeps the inference at the rule-based bot's cost where a network plays the rollouts.
+
+A network named by ``rollout``, ``base``, ``weigh``, ``leaf`` or ``prior`` may end in
+``:views=24`` (its policy, or value, averaged over the suits' relabellings:
+:mod:`agents.suit_symmetry`): cheap for ``base``, read once a decision; in the rollouts it
+costs 24 times the network's time and memory at every step.
 """
 
 from __future__ import annotations
@@ -142,8 +147,11 @@ def parse_search_spec(spec: str) -> SearchSpec:
 
 def _spec_value(spec: str, key: str, value: str) -> object:
     """One checked value of a search spec."""
-    if key in ("rollout", "base", "weigh"):
+    try:
         name = split_views(value)[0]  # a network may play its suit views: base=apprentice:views=24
+    except ValueError as error:
+        raise ValueError(f"search spec {spec!r}: {key}={value!r}: {error}") from None
+    if key in ("rollout", "base", "weigh"):
         if name.lower() in ROLLOUT_NAMES:
             return value.lower()
         if _is_path(name):
@@ -153,7 +161,7 @@ def _spec_value(spec: str, key: str, value: str) -> object:
             "or a trained network's run folder or .pt file"
         )
     if key in ("leaf", "prior"):
-        if not _is_path(split_views(value)[0]):
+        if not _is_path(name):
             raise ValueError(
                 f"search spec {spec!r}: {key}={value!r} must be a trained network's run folder or .pt file"
             )

@@ -25,7 +25,7 @@ import itertools
 import numpy as np
 import torch
 
-from mendikot_env.cards import NUM_CARDS, NUM_SUITS, relabelled_card_sources
+from mendikot_env.cards import NUM_ACTIONS, NUM_CARDS, NUM_SUITS, relabelled_card_sources
 from mendikot_env.observation import observation_layout, suit_relabelled_columns
 from mendikot_env.rules import Rules
 
@@ -79,7 +79,7 @@ class SuitSymmetry:
         )
         # Column j of view k is the decision's action self.action[k, j]: scatter puts it back.
         log_policy = torch.zeros_like(logits).scatter_(1, self.action[which], torch.log_softmax(logits, dim=-1))
-        mean = log_policy.reshape(views, batch, -1).mean(dim=0).masked_fill(~masks, -1e9)
+        mean = log_policy.reshape(views, batch, NUM_ACTIONS).mean(dim=0).masked_fill(~masks, -1e9)
         return mean, values.reshape(views, batch).mean(dim=0)
 
     def hands(self, hidden: torch.Tensor, which: torch.Tensor) -> torch.Tensor:

@@ -438,6 +438,8 @@ def test_a_run_started_from_a_trained_network_takes_its_layers_and_weights(tmp_p
         expert_iteration.train(tiny_args(tmp_path / "other", init="runs/missing"))
     with pytest.raises(ValueError, match=r"--init \(Args.init\) 'hard' is not a trained network"):
         train(tiny_args(tmp_path / "ppo", algorithm="ppo", init="hard"))
+    with pytest.raises(ValueError, match=r"'apprentice:views=24': views= is how a network plays"):
+        train(tiny_args(tmp_path / "ppo", algorithm="ppo", init="apprentice:views=24"))
     band = network_file(tmp_path / "band.pt", Rules.preset("band"))
     with pytest.raises(ValueError, match="band.pt was trained for hands played otherwise"):
         expert_iteration.train(tiny_args(tmp_path / "third", init=str(band)))

@@ -3,6 +3,9 @@ checked against the views computed one at a time, for symmetry, and through the 
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -10,7 +13,8 @@ from test_suit_symmetry import relabelled_cards
 
 import agents
 from agents.network import Network
-from agents.neural import NeuralAgent
+from agents.neural import NeuralAgent, with_advice
+from agents.registry import SHIPPED_NETWORKS
 from agents.suit_symmetry import RELABELLINGS, SuitSymmetry
 from mendikot_env import Rules, core
 from mendikot_env.arena import duplicate_arena
@@ -32,31 +36,38 @@ def decisions(rules: Rules, games: int = 16, seed: int = 3) -> tuple[np.ndarray,
     return np.concatenate(seen), np.concatenate(masks)
 
 
-def small_agent(rules: Rules, views: int) -> NeuralAgent:
+def small_agent(rules: Rules, views: int, advisor: str = "none") -> NeuralAgent:
     torch.manual_seed(0)
-    network = Network(rules, hidden=(32,), card_hidden=8, hidden_trump_feature=True).eval()
+    network = Network(rules, hidden=(32,), card_hidden=8, hidden_trump_feature=True, advisor=advisor).eval()
     return NeuralAgent(network, rules, views=views)
 
 
-@pytest.mark.parametrize("preset", ["standard", "band"])
-def test_the_averaged_policy_is_the_mean_of_the_views_log_policies_mapped_back_to_the_cards(preset: str) -> None:
+@pytest.mark.parametrize(("preset", "advisor"), [("standard", "none"), ("band", "none"), ("band", "hard")])
+def test_the_averaged_policy_and_value_are_the_means_of_the_views_mapped_back_to_the_cards(
+    preset: str, advisor: str
+) -> None:
     rules = Rules.preset(preset)
     observations, masks = decisions(rules)
-    agent = small_agent(rules, 24)
-    symmetry = SuitSymmetry(rules, False, torch.device("cpu"))
-    obs, legal = torch.from_numpy(observations), torch.from_numpy(masks)
-    expected = np.zeros((len(obs), NUM_ACTIONS))
+    agent = small_agent(rules, 24, advisor)
+    seen = observations if agent.advisor is None else with_advice(agent.advisor, observations, masks)
+    symmetry = SuitSymmetry(rules, agent.advisor is not None, torch.device("cpu"))
+    obs, legal = torch.from_numpy(seen), torch.from_numpy(masks)
+    expected, expected_value = np.zeros((len(obs), NUM_ACTIONS)), np.zeros(len(obs))
     for k, new_suit in enumerate(RELABELLINGS):  # one view at a time, mapped back with the test's own card map
         which = torch.full((len(obs),), k)
         with torch.no_grad():
-            logits, _ = agent.network(symmetry.observations(obs, which), symmetry.actions(legal, which))
+            logits, values = agent.network(symmetry.observations(obs, which), symmetry.actions(legal, which))
         log_policy = torch.log_softmax(logits, dim=-1).numpy()
         expected += log_policy[:, relabelled_cards(new_suit, np.arange(NUM_ACTIONS))] / len(RELABELLINGS)
-    averaged = agent._logits(observations, masks).numpy()
+        expected_value += values.numpy() / len(RELABELLINGS)
+    averaged, value = (x.numpy() for x in agent._outputs(observations, masks))
     assert np.allclose(averaged[masks], expected[masks], atol=1e-4)
     assert (averaged[~masks] <= -1e8).all()
+    assert np.allclose(value, expected_value, atol=1e-5) and np.ptp(value) > 0
     policy = agent.probabilities(observations, masks)
     assert np.allclose(policy.sum(axis=1), 1.0, atol=1e-5) and (policy[~masks] == 0).all()
+    empty = agent.act(observations[:0], masks[:0])
+    assert empty.shape == (0,)
 
 
 def test_a_decision_and_its_relabelled_twin_get_the_same_averaged_policy() -> None:
@@ -101,6 +112,18 @@ def test_specs_ask_for_the_views_of_a_network_and_refuse_them_elsewhere() -> Non
         agents.load("search:k=4,base=medium:views=24")
     with pytest.raises(ValueError, match="NeuralAgent views 2 is not allowed"):
         small_agent(Rules(), 2)
+
+
+def test_a_file_whose_name_holds_views_loads_as_a_file_and_a_leaf_averages_its_values(tmp_path: Path) -> None:
+    odd = tmp_path / "net:views=24.pt"  # an existing path is never split
+    shutil.copy(SHIPPED_NETWORKS["apprentice"]["standard"], odd)
+    assert agents.load(str(odd)).views == 1
+    assert agents.load(f"{odd}:views=24").name == "net:views=24:views=24"
+    search = agents.load(f"search:k=4,leaf={odd}:views=24")
+    state = core.new_hands(Rules(), 3, rng=np.random.default_rng(0))
+    plain = agents.load(str(odd))
+    averaged = search.leaf(state)
+    assert averaged.shape == (3,) and not np.allclose(averaged, plain.state_values(state))
 
 
 @pytest.mark.parametrize("preset", ["standard", "band"])

@@ -189,6 +189,8 @@ def test_refusals_are_4xx_with_a_message_and_leave_the_game_unchanged(client: Te
         ("post", "/api/games", {"rules": {"n_players": 5}}, 400, "rules"),
         ("post", "/api/games", {"partner": "no-such-agent"}, 403, "server's own machine"),
         ("post", "/api/games", {"opponents": "runs/mine"}, 403, "server's own machine"),
+        ("post", "/api/games", {"partner": "apprentice:views=24+runs/mine"}, 403, "server's own machine"),
+        ("post", "/api/games", {"opponents": "search:k=2,base=runs/mine:views=24"}, 403, "server's own machine"),
         ("post", "/api/games", {"seat": 7}, 400, "seat"),
         (
             "post",

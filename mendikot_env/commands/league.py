@@ -28,7 +28,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--agents",
         nargs="+",
         required=True,
-        help="agent names or checkpoint paths, two or more (checkpoints joined by + are one ensemble)",
+        help="agent names or checkpoint paths, two or more (checkpoints joined by + are one ensemble; "
+        "a network ending in :views=24 averages its suit views)",
     )
     parser.add_argument("--deals", type=positive_int, default=1000, help="duplicate deal pairs per pairing")
     parser.add_argument(

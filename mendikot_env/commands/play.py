@@ -317,7 +317,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--level",
         default="hard",
         help=f"bot level: {', '.join(name for name in AGENT_NAMES if name != 'search')} (or a checkpoint;"
-        " checkpoints joined by + are an ensemble)",
+        " checkpoints joined by + are an ensemble; a network ending in :views=24 averages its suit views)",
     )
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 = first seat; teams are even/odd seats)")
     parser.add_argument("--seed", type=seed_value, default=None, help="seed of the deals and the bots")

@@ -133,6 +133,8 @@ def init_network(args: Args, rules: Rules) -> tuple[Args, dict[str, torch.Tensor
         raise ValueError(f"--init (Args.init) {args.init!r}: {error}") from None
     if not isinstance(agent, NeuralAgent):
         raise ValueError(f"--init (Args.init) {args.init!r} is not a trained network of mendikot train")
+    if agent.views != 1:  # a run trains one network, not the mean of its suit views
+        raise ValueError(f"--init (Args.init) {args.init!r}: views= is how a network plays; give the network alone")
     network = agent.network
     fields = {
         "hidden": torso_sizes(network),

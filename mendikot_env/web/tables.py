@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from agents import AGENT_NAMES, load
+from agents.registry import names_files
 
 from .. import core
 from ..cards import ASK_ACTION, SUIT_NAMES, action_str, card_str, parse_card, set_to_cards
@@ -272,7 +273,7 @@ class Tables:
         """A new table from the page's settings; ``local``: the request comes from the server's
         own machine, which alone may name agents by a path (a run folder, a checkpoint)."""
         rules, players, seat, seed = settings_from(body)
-        files = [p for p in players if p != PERSON and p.partition(":")[0].strip().lower() not in AGENT_NAMES]
+        files = [p for p in players if p != PERSON and names_files(p)]
         if files and not local:
             raise Refused(403, f"agents from files ({files[0]!r}) are chosen on the server's own machine only")
         try:
