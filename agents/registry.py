@@ -177,16 +177,20 @@ def names_files(spec: str) -> bool:
     """Whether loading ``spec`` may read a file: a path, or an ensemble member or a search
     spec's agent that names one (a server lets only its own machine name files)."""
     for member in spec.split(MEMBER_SEPARATOR):
-        try:
-            if _is_search(member.strip().lower()):
-                settings = parse_search_spec(member)
-                named = [settings.rollout, settings.base, settings.weigh, settings.leaf, settings.prior]
-            else:
-                named = [member]
-            if any(split_views(value)[0].strip().lower() not in AGENT_NAMES for value in named if value is not None):
-                return True
-        except ValueError:
-            continue  # a malformed spec reads nothing: loading it says what is wrong
+        if _is_search(member.strip().lower()):
+            try:
+                settings = parse_search_spec(member)  # its agents' views are checked here too
+            except ValueError:
+                continue  # a malformed search spec reads nothing: loading it says what is wrong
+            chosen = (settings.rollout, settings.base, settings.weigh, settings.leaf, settings.prior)
+            named = [split_views(value)[0] for value in chosen if value is not None]
+        else:
+            try:
+                named = [split_views(member)[0]]
+            except ValueError:
+                named = [member]  # an existing file may hold a bad views ending in its name
+        if any(value.strip().lower() not in AGENT_NAMES for value in named):
+            return True
     return False
 
 

@@ -20,6 +20,7 @@ with warnings.catch_warnings():  # starlette 1.x asks for httpx2 in place of htt
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 
+from agents.registry import names_files  # noqa: E402
 from mendikot_env import core  # noqa: E402
 from mendikot_env.cards import SUIT_NAMES, card_str, set_to_cards  # noqa: E402
 from mendikot_env.cli import main  # noqa: E402
@@ -470,3 +471,21 @@ def test_a_record_that_cannot_be_saved_leaves_the_hand_played_and_kept(tmp_path:
     assert final["phase"] == "over", "the last move was played and answered"
     assert "could not save" in capsys.readouterr().err
     assert client.get(f"/api/games/{game}/records/1", params=who).json()["actions"], "the record is kept here"
+
+
+@pytest.mark.parametrize(
+    ("spec", "reads_a_file"),
+    [
+        ("hard", False),
+        ("apprentice:views=24+trained", False),
+        ("search:k=2,base=apprentice:views=24,rollout=trained:views=24,z=2", False),
+        ("search:k=0", False),  # malformed: loading it refuses it before reading anything
+        ("runs/x", True),
+        ("apprentice:views=24+runs/x", True),
+        ("search:k=2,base=runs/x", True),
+        ("search:leaf=runs/x:views=24", True),
+        ("x:views=3", True),  # an existing file may be named so
+    ],
+)
+def test_names_files_finds_every_file_a_spec_may_read(spec: str, reads_a_file: bool) -> None:
+    assert names_files(spec) is reads_a_file
