@@ -8,7 +8,10 @@ free of torch; :mod:`agents.network` builds the network itself.
 from __future__ import annotations
 
 import contextlib
+import math
 import re
+
+from mendikot_env.cards import NUM_SUITS
 
 from .rule_based import LEVELS
 
@@ -17,7 +20,7 @@ CRITICS = ("observation", "state")  # what the value may see (see Args.critic)
 ADVISORS = ("none", *LEVELS)  # whose suggested move the network may see (see Args.advisor)
 # What a network agent plays (NeuralAgent's views): its own policy, or the mean over all 24
 # relabellings of the suits (agents.suit_symmetry); a spec asks with "apprentice:views=24".
-SUIT_VIEWS = 24
+SUIT_VIEWS = math.factorial(NUM_SUITS)  # 24: one view per order of the suits
 VIEWS = (1, SUIT_VIEWS)
 # ":views=N" at the end of a spec; N stops at a search spec's "," and an ensemble's "+".
 _VIEWS_OPTION = re.compile(r"^(.*):\s*views\s*=\s*([^,+]*?)\s*$", re.IGNORECASE | re.DOTALL)
