@@ -26,7 +26,7 @@ from .base import Agent, RandomAgent, check_trained_for
 from .ensemble import MEMBER_SEPARATOR, EnsembleAgent
 from .network_options import split_views
 from .rule_based import LEVELS, RuleBasedAgent
-from .search import ROLLOUT_NAMES, SearchAgent, parse_search_spec
+from .search import AGENT_KEYS, NETWORK_KEYS, ROLLOUT_NAMES, SearchAgent, parse_search_spec
 
 AGENT_NAMES = ("random", *LEVELS, "trained", "apprentice", "search")
 # The networks shipped inside the package, by rules preset: "trained" (PPO self-play) and
@@ -182,7 +182,7 @@ def names_files(spec: str) -> bool:
                 settings = parse_search_spec(member)  # its agents' views are checked here too
             except ValueError:
                 continue  # a malformed search spec reads nothing: loading it says what is wrong
-            chosen = (settings.rollout, settings.base, settings.weigh, settings.leaf, settings.prior)
+            chosen = [getattr(settings, key) for key in (*AGENT_KEYS, *NETWORK_KEYS)]
             named = [split_views(value)[0] for value in chosen if value is not None]
         else:
             try:
@@ -206,13 +206,16 @@ def _search_agent(spec: str, rules: Rules, seed: int | None, text: str) -> Agent
     rollout = _spec_agent(text, "rollout", settings.rollout, rules, seed)
     leaf = None if settings.leaf is None else _spec_network(text, "leaf", settings.leaf, rules, seed).state_values
     prior = None if settings.prior is None else _spec_network(text, "prior", settings.prior, rules, seed)
-    base = None if settings.base is None else _spec_agent(text, "base", settings.base, rules, seed)
-    weigh = None if settings.weigh is None else _spec_agent(text, "weigh", settings.weigh, rules, seed)
-    return SearchAgent(rules, rollout, settings, seed=seed, name=spec, leaf=leaf, prior=prior, base=base, weigh=weigh)
+    named = {  # base, weigh, own: where the spec names none, the rollout policy's part
+        key: _spec_agent(text, key, value, rules, seed)
+        for key in AGENT_KEYS
+        if key != "rollout" and (value := getattr(settings, key)) is not None
+    }
+    return SearchAgent(rules, rollout, settings, seed=seed, name=spec, leaf=leaf, prior=prior, **named)
 
 
 def _spec_agent(text: str, key: str, value: str, rules: Rules, seed: int | None) -> Agent:
-    """The agent a search spec's ``rollout``, ``base`` or ``weigh`` names: one of
+    """The agent a search spec's ``rollout``, ``base``, ``weigh`` or ``own`` names: one of
     ``ROLLOUT_NAMES``, else a trained network's run folder or file, checked to play ``rules``."""
     if value in ROLLOUT_NAMES:
         return _named_agent(value, rules, seed)

@@ -5,7 +5,8 @@ For each decision the agent draws K deals consistent with its observation
 under the rollout policy's play of the moves seen, ``infer`` and ``weigh`` below), plays each distinct legal
 move (one card of each run of equal cards, :func:`distinct_moves`) in each deal and finishes the
 hand: a rollout policy (the ``hard`` rule-based bot by default, which reads the sampled deal's
-core state from each seat's view, :meth:`RuleBasedAgent.act_state`) plays every seat until the
+core state from each seat's view, :meth:`RuleBasedAgent.act_state`; ``own`` below may play the
+observer's team) plays every seat until the
 outcome is settled (no play can change the winner or the points) or ``exact`` tricks are left,
 and those last tricks are searched exactly, every line of play enumerated as a batch and
 minimaxed (the observer's team maximising, the other minimising) with all cards open, as in the
@@ -22,11 +23,11 @@ Spec syntax (``agents.make``, ``--a`` in the arena): ``search`` or
 ``search:k=64,rollout=medium,exact=2,budget_ms=40,z=1`` with keys
 
 - ``k``: deals sampled per decision, an integer >= 1;
-- ``rollout``: the policy that plays the hands out at every seat: ``random``, a rule-based level
-  (``easy``, ``medium``, ``hard``), ``trained`` or ``apprentice`` (the shipped networks; need
-  torch), or a trained network's run folder or ``.pt`` file (``rollout=runs/exit``: what
-  ``agents.load`` reads; a path that is missing or a network trained for other rules is an
-  error naming it);
+- ``rollout``: the policy that plays the hands out at every seat (the other team's, with
+  ``own``): ``random``, a rule-based level (``easy``, ``medium``, ``hard``), ``trained`` or
+  ``apprentice`` (the shipped networks; need torch), or a trained network's run folder or
+  ``.pt`` file (``rollout=runs/exit``: what ``agents.load`` reads; a path that is missing or
+  a network trained for other rules is an error naming it);
 - ``exact``: tricks left (the current one included) from which every line of play is searched
   instead of rolled out, an integer from 0 (roll out to the end) to 3 (the tree grows about a
   hundredfold per trick);
@@ -63,9 +64,15 @@ Spec syntax (``agents.make``, ``--a`` in the arena): ``search`` or
   pass a decision;
 - ``weigh``: the policy whose play of the moves seen weighs the deals (``infer`` 1 to 3),
   default the rollout policy: a name as for ``rollout`` or a network's path. ``weigh=hard``
-  keeps the inference at the rule-based bot's cost where a network plays the rollouts.
+  keeps the inference at the rule-based bot's cost where a network plays the rollouts;
+- ``own``: the policy that plays the seats of the observer's team in the rollouts, ``rollout``
+  then playing the other team's (default: ``rollout`` plays all): a name as for ``rollout`` or
+  a network's path. The observer's team plays like the search, so a stronger policy than the
+  opponents' model rolls its seats out closer to how they will be played
+  (``own=apprentice,rollout=hard``: the network for the team, the bot for the opponents). The
+  moves seen are still weighed by ``weigh``; ``own`` is seeded as the rollout policy is.
 
-A network named by ``rollout``, ``base``, ``weigh``, ``leaf`` or ``prior`` may end in
+A network named by ``rollout``, ``own``, ``base``, ``weigh``, ``leaf`` or ``prior`` may end in
 ``:views=24`` (its policy, or value, averaged over the suits' relabellings:
 :mod:`agents.suit_symmetry`): cheap for ``base``, read once a decision; in the rollouts it
 costs 24 times the network's time and memory at every step.
@@ -93,6 +100,8 @@ from .network_options import split_views
 from .rule_based import LEVELS
 
 ROLLOUT_NAMES = ("random", *LEVELS, "trained", "apprentice")  # the agents a search may roll out with
+AGENT_KEYS = ("rollout", "base", "weigh", "own")  # the spec's keys that name an agent (or a network's path)
+NETWORK_KEYS = ("leaf", "prior")  # the spec's keys that name a trained network's path
 # The most tricks searched exactly: the tree of the last three tricks has hundreds of lines per
 # deal (about 1 ms a deal here), four tricks tens of thousands.
 MAX_EXACT = 3
@@ -110,7 +119,7 @@ class SearchSpec:
     belief samples K deals per decision, and time and memory grow with them."""
 
     k: int = 112  # deals sampled per decision (112: about the most that keeps to 50 ms a decision here)
-    rollout: str = "hard"  # the policy that plays every seat until the exact search takes over
+    rollout: str = "hard"  # the policy that plays every seat (the opponents' with ``own``) until the exact search
     exact: int = 2  # tricks left (the current one included) searched exactly; 0: roll out to the end
     budget_ms: float | None = None  # time budget per decision (None: always K deals)
     z: float = 1.0  # standard errors a move must gain over the base agent's move
@@ -122,6 +131,7 @@ class SearchSpec:
     top: int = 3  # with a prior: its likeliest moves searched, beside the base agent's
     base: str | None = None  # the agent whose move the others must beat (None: the rollout policy)
     weigh: str | None = None  # the policy whose play of the moves seen weighs the deals (None: the rollout)
+    own: str | None = None  # the policy that rolls out the observer's team's seats (None: the rollout)
 
 
 def parse_search_spec(spec: str) -> SearchSpec:
@@ -151,7 +161,7 @@ def _spec_value(spec: str, key: str, value: str) -> object:
         name = split_views(value)[0]  # a network may play its suit views: base=apprentice:views=24
     except ValueError as error:
         raise ValueError(f"search spec {spec!r}: {key}={value!r}: {error}") from None
-    if key in ("rollout", "base", "weigh"):
+    if key in AGENT_KEYS:
         if name.lower() in ROLLOUT_NAMES:
             return value.lower()
         if _is_path(name):
@@ -160,7 +170,7 @@ def _spec_value(spec: str, key: str, value: str) -> object:
             f"search spec {spec!r}: {key}={value!r} is no agent a search can use; one of {ROLLOUT_NAMES}, "
             "or a trained network's run folder or .pt file"
         )
-    if key in ("leaf", "prior"):
+    if key in NETWORK_KEYS:
         if not _is_path(name):
             raise ValueError(
                 f"search spec {spec!r}: {key}={value!r} must be a trained network's run folder or .pt file"
@@ -195,7 +205,8 @@ class SearchAgent:
 
     Args:
         rules: the rules played (the observations' layout and the game the deals play).
-        rollout: the agent that plays every seat from the move until the exact search.
+        rollout: the agent that plays every seat (the other team's with ``own``) from the move
+            until the exact search.
         spec: K, the rollout's name, the tricks searched exactly, the time budget and z.
         seed: seeds the deal sampler (None: fresh entropy).
         max_games: the most games stepped at once (decisions of a batch are grouped to fit).
@@ -208,6 +219,8 @@ class SearchAgent:
         base: the agent whose move the others must beat and which is played when none does
             (None: the rollout policy).
         weigh: the policy whose play of the moves seen weighs the deals (None: the rollout policy).
+        own: the policy that plays the observer's team's seats in the rollouts, ``rollout`` the
+            other team's (None: ``rollout`` plays every seat).
 
     It reads the history pieces (``reads_history``): the arena, the Gymnasium views and
     ``env(history=True)`` give it observations with them, and its belief then replays the moves
@@ -228,16 +241,19 @@ class SearchAgent:
         prior: Agent | None = None,
         base: Agent | None = None,
         weigh: Agent | None = None,
+        own: Agent | None = None,
     ) -> None:
         self.rules, self.rollout, self.spec, self.name = rules, rollout, spec, name
         self.base = rollout if base is None else base  # its move is the one the others must beat
         self.weigh = rollout if weigh is None else weigh  # its play of the moves seen weighs the deals
+        self.own = own  # plays the observer's team (team 0 of the sampled deals) in the rollouts
         self.leaf = leaf  # (B,) outcome for team 0 of the games of a state: ends the rollouts ``cut`` tricks on
         self.prior = prior  # an agent with probabilities(): picks the moves searched
         self.encoder = ObservationEncoder(rules)  # the rollouts' plain observations
         # A rollout agent that reads the core state itself (the rule-based bots' act_state)
         # plays the same moves without an observation encoded and parsed back every step.
         self._act_state = getattr(rollout, "act_state", None)
+        self._own_act_state = getattr(own, "act_state", None)
         self.history_size = observation_layout(rules, history=True).size
         self.max_games = max_games
         if spec.exact > 2 and rules.n_players > 4:
@@ -255,9 +271,30 @@ class SearchAgent:
         self.rng, rollout_seed = _split_seed(seed)
         if seed is not None:
             seed_agent(self.rollout, rollout_seed)
-            for other in (self.base, self.weigh):
-                if other is not self.rollout:
+            for other in (self.base, self.weigh, self.own):
+                if other is not None and other is not self.rollout:
                     seed_agent(other, rollout_seed)
+
+    def with_rollout(
+        self, rollout: Agent, leaf: Callable[[core.State], np.ndarray] | None, name: str, seed: int | None
+    ) -> SearchAgent:
+        """This search with another rollout policy and leaf value (expert iteration hands it each
+        generation's network): the agents its spec names (``base``, ``weigh``, ``own``, the
+        prior) stay, and the parts it leaves to the rollout policy follow the new one."""
+        spec = self.spec
+        return SearchAgent(
+            self.rules,
+            rollout,
+            spec,
+            seed=seed,
+            max_games=self.max_games,
+            name=name,
+            leaf=leaf,
+            prior=self.prior,
+            base=None if spec.base is None else self.base,
+            weigh=None if spec.weigh is None else self.weigh,
+            own=self.own,
+        )
 
     def _check_budget(self) -> None:
         """Refuse a budget that cannot hold one rollout of a whole hand at a batch of one."""
@@ -459,10 +496,11 @@ class SearchAgent:
 
     def _play_out(self, state: core.State) -> np.ndarray:
         """(B,) the outcome for team 0 of every hand of ``state``: the rollout policy plays
-        every seat until the outcome is settled (:func:`settled`, then :func:`team_value`) or
-        ``exact`` tricks are left (then :func:`exact_values`), or, with a leaf value, ``cut``
-        tricks after the move (then the leaf's value). The games still rolling are
-        kept together in one batch, so every step plays them all."""
+        every seat (``own`` the observer's team, if given) until the outcome is settled
+        (:func:`settled`, then :func:`team_value`) or ``exact`` tricks are left (then
+        :func:`exact_values`), or, with a leaf value, ``cut`` tricks after the move (then the
+        leaf's value). The games still rolling are kept together in one batch, so every step
+        plays them all."""
         value = np.empty(state.batch_size)
         games = np.arange(state.batch_size)  # the game of ``state`` each row of the rolling batch is
         last = self.rules.n_tricks - self.spec.exact  # the rollout plays tricks before this one
@@ -485,11 +523,18 @@ class SearchAgent:
             masks = unpack_sets(legal, NUM_ACTIONS).view(bool)
             actions = masks.argmax(axis=1)
             free = np.flatnonzero(masks.sum(axis=1) > 1)  # a forced card needs no policy call
-            if free.size and self._act_state is not None:  # the rule-based bots read the core state
-                actions[free] = self._act_state(state, legal[free], None if free.size == len(masks) else free)
-            elif free.size:
-                obs = self.encoder.encode(state, state.current, legal=legal)
-                actions[free] = self.rollout.act(obs[free], masks[free])
+            if self.own is None:
+                plays = [(self.rollout, self._act_state, free)]
+            else:  # the observer's team (team 0 of the sampled deals) by its own policy
+                team = state.current[free] % 2 == 0
+                plays = [(self.own, self._own_act_state, free[team]), (self.rollout, self._act_state, free[~team])]
+            obs = None  # encoded once a step, for the policies that read observations
+            for policy, act_state, rows in plays:
+                if rows.size and act_state is not None:  # the rule-based bots read the core state
+                    actions[rows] = act_state(state, legal[rows], None if rows.size == len(masks) else rows)
+                elif rows.size:
+                    obs = self.encoder.encode(state, state.current, legal=legal) if obs is None else obs
+                    actions[rows] = policy.act(obs[rows], masks[rows])
             core.step(state, actions, check=False)
 
 

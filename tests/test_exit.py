@@ -418,6 +418,26 @@ def test_the_weighing_policy_is_the_one_that_replays_the_moves_seen(monkeypatch)
         agents.make("search:weigh=nobody", rules)
 
 
+def test_own_plays_the_team_in_the_rollouts_and_stays_when_a_generation_s_network_rolls_out(tmp_path: Path) -> None:
+    """``own=apprentice:views=24`` loads the network as the team's rollout policy; a network
+    trained for other rules is an error naming the key; a generation's network replacing the
+    rollout policy keeps every agent the spec names, the others following the new rollout."""
+    from agents.neural import NeuralAgent
+
+    search = agents.make("search:k=2,own=apprentice:views=24,weigh=medium", Rules(), seed=0)
+    assert isinstance(search.own, NeuralAgent) and search.own.views == 24 and search.rollout.name == "hard"
+    band = network_file(tmp_path / "band.pt", Rules.preset("band"))
+    with pytest.raises(ValueError, match=f"own={str(band)!r}"):
+        agents.make(f"search:own={band}", Rules())
+    learner = agents.make("easy", Rules())
+    named = search.with_rollout(learner, None, "generation 2", seed=1)
+    assert named.rollout is learner and named.base is learner, "the base the spec left to the rollout follows it"
+    assert named.own is search.own and named.weigh is search.weigh and named.spec == search.spec
+    prior = agents.make(f"search:k=2,prior={band},base=medium", Rules.preset("band"))
+    again = prior.with_rollout(learner, None, "generation 2", seed=1)
+    assert again.prior is prior.prior and again.base is prior.base and again.weigh is learner and again.own is None
+
+
 def test_a_run_started_from_a_trained_network_takes_its_layers_and_weights(tmp_path: Path) -> None:
     from agents.neural import load_neural_agent
 

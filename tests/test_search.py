@@ -136,6 +136,58 @@ def test_rollouts_on_the_core_state_value_every_move_as_on_observations(preset: 
     assert searched >= 8
 
 
+class _FirstLegal:
+    """Plays the lowest legal action, from observations (no ``act_state``)."""
+
+    name = "first legal"
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return np.argmax(masks, axis=1)
+
+    def seed(self, seed: int | None) -> None:
+        pass
+
+
+@pytest.mark.parametrize("preset", ["standard", "band"])
+@pytest.mark.parametrize("own_is_the_bot", [False, True])
+def test_own_rolls_out_the_observer_s_team_and_the_rollout_the_other(preset: str, own_is_the_bot: bool) -> None:
+    """With ``own``, the seats of team 0 (the observer's in the sampled deals) play by it and
+    the others by the rollout policy: each hand played out one move at a time that way, until
+    settled, has the value the batched rollout gives it, whichever of the two reads the core
+    state (the bot's ``act_state``) and which an observation."""
+    rules = Rules.preset(preset)
+    hard = agents.make("hard", rules)  # unseeded: no tie-breaking draws, the same move in any batch
+    team, others = (hard, _FirstLegal()) if own_is_the_bot else (_FirstLegal(), hard)
+    agent = SearchAgent(rules, others, SearchSpec(k=4, exact=0), own=team)
+    state = core.new_hands(rules, 12, rng=3)
+    encoder = ObservationEncoder(rules)
+    expected = []
+    for game in range(12):
+        one = state.select(np.array([game]))
+        while not settled(one)[0]:
+            mover = team if one.current[0] % 2 == 0 else others
+            core.step(one, mover.act(encoder.encode(one, one.current), core.legal_action_mask(one)))
+        expected.append(team_value(one)[0])
+    np.testing.assert_array_equal(agent._play_out(state.select(np.arange(12))), expected)
+    plain = SearchAgent(rules, others, SearchSpec(k=4, exact=0))._play_out(state.select(np.arange(12)))
+    assert (plain != expected).any(), "the team's policy changes some outcomes"
+
+
+def test_seed_restarts_the_team_s_rollout_agent_too() -> None:
+    """``own=random``: the choices after ``seed(s)`` repeat only if its generator restarts too."""
+    rules = Rules()
+    state = core.new_hands(rules, 8, rng=5)
+    obs, mask = ObservationEncoder(rules).encode(state, state.current), core.legal_action_mask(state)
+    agent = agents.make("search:k=3,own=random,exact=0,z=0", rules)
+    assert agent.own.name == "random" and agent.rollout.name == "hard"
+    first = [(agent.seed(s), agent.act(obs, mask))[1] for s in range(4)]
+    again = [(agent.seed(s), agent.act(obs, mask))[1] for s in range(4)]
+    np.testing.assert_array_equal(first, again)
+    with pytest.raises(ValueError, match="own='nobody' is no agent a search can use"):
+        agents.make("search:own=nobody", rules)
+    assert agents.registry.names_files("search:own=runs/x") and not agents.registry.names_files("search:own=hard")
+
+
 @pytest.mark.parametrize(("seed", "seat"), [(4, 1), (7, 2)])
 def test_weighing_through_the_core_state_tells_apart_the_cards_a_hider_kept_and_hid(seed: int, seat: int) -> None:
     """``Belief.weigh`` asks a bot that reads the core state once per distinct view of the mover:

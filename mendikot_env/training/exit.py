@@ -54,7 +54,7 @@ from agents.advice import make_advisor, with_advice
 from agents.base import Agent
 from agents.neural import NeuralAgent
 from agents.registry import make
-from agents.search import SearchAgent, parse_search_spec
+from agents.search import parse_search_spec
 from agents.suit_symmetry import SuitSymmetry
 
 from .. import core
@@ -177,7 +177,6 @@ def generate(
     out: Path, rules: Rules, args: Args, network: nn.Module, device: torch.device, generation: int
 ) -> TargetStats:
     """This generation's targets under ``out/targets`` (the shards already there are kept)."""
-    spec = parse_search_spec(args.exit_search)
     seeds = np.random.SeedSequence([args.seed, generation]).generate_state(2, dtype=np.uint64) % SEED_MAX
     search = make(args.exit_search, rules, seed=int(seeds[0]))
     if uses_network(args, generation):
@@ -187,7 +186,7 @@ def generate(
         if args.exit_network_leaf:  # the critic on the sampled deal's hands, else the value head
             leaf = critic_leaf(network, rules) if args.critic == "state" else learner.state_values
         named = f"{args.exit_search} (network of generation {generation - 1})"
-        search = SearchAgent(rules, rollout, spec, seed=int(seeds[0]), name=named, leaf=leaf)
+        search = search.with_rollout(rollout, leaf, named, seed=int(seeds[0]))
     shards = -(-args.exit_hands // args.exit_shard_hands)
     mover = None  # the search plays the move it chooses
     if args.exit_mover == "network":
