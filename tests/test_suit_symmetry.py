@@ -117,3 +117,34 @@ def test_a_minibatch_relabels_each_decision_whole_and_a_plain_one_draws_nothing(
 def test_suit_symmetry_is_refused_outside_expert_iteration(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="--exit-suit-symmetry .* not 'ppo'"):
         tiny_args(tmp_path, algorithm="ppo", exit_suit_symmetry=True)
+
+
+def test_a_views_reference_is_the_policy_a_views_agent_plays_and_needs_the_kl_penalty(tmp_path: Path) -> None:
+    from test_exit import network_file
+
+    from agents.neural import load_neural_agent
+
+    args = tiny_args(tmp_path / "run", max_iterations=1)
+    expert_iteration.train(args)
+    batch = expert_iteration.TargetBatch.of(tmp_path / "run", Rules(), args, 1, torch.device("cpu"))
+    part = expert_iteration.minibatch(batch, torch.arange(len(batch)), None, torch.Generator())
+    path = network_file(tmp_path / "start.pt", Rules())
+    reference = load_neural_agent(path).network
+    viewed = load_neural_agent(path)
+    viewed.set_views(24)
+    legal = part.masks.numpy()
+    averaged = torch.from_numpy(viewed.probabilities(part.observations.numpy(), legal))
+    log_probs = torch.log(averaged.clamp(min=1e-30)).masked_fill(~part.masks, 0.0)
+    symmetry = SuitSymmetry(Rules(), False, torch.device("cpu"))
+    same = expert_iteration.kl_from(reference, part, log_probs, symmetry).item()
+    one_view = expert_iteration.kl_from(reference, part, log_probs).item()
+    assert abs(same) < 1e-7 and one_view > 1000 * abs(same) + 1e-6, (same, one_view)  # one view reads suits otherwise
+    with pytest.raises(ValueError, match=r"--exit-kl-views .* give --exit-kl too"):
+        tiny_args(tmp_path / "other", exit_kl_views=True)
+    common = {"max_iterations": 1, "init": str(path), "exit_kl": 10.0}
+    held = expert_iteration.train(tiny_args(tmp_path / "held", exit_kl_views=True, **common))
+    plain = expert_iteration.train(tiny_args(tmp_path / "plain", **common))
+    held_model, plain_model = (
+        load_checkpoint(run / "checkpoint.pt", kind="training")["model"] for run in (held, plain)
+    )
+    assert any(not torch.equal(plain_model[name], weights) for name, weights in held_model.items())

@@ -406,6 +406,10 @@ class Args:
     """exit only: weight of a penalty on the KL divergence of the policy from the one the run
     started with (its --init network), so that the first fits do not flatten a sharp policy
     before they teach it (0: none)"""
+    exit_kl_views: bool = False
+    """exit only: the KL penalty's reference plays the mean of its log-policies over the 24
+    relabellings of the suits (as a ``:views=24`` spec plays), so the fit distils that
+    averaged policy into one forward pass (needs --exit-kl; 24 reference passes a minibatch)"""
     exit_suit_symmetry: bool = False
     """exit only: the fit sees each decision with its four suits relabelled at random, afresh
     on every pass (no rule names a suit, so each label stands for up to 24 decisions)"""
@@ -426,6 +430,10 @@ class Args:
             raise ValueError(
                 f"--exit-suit-symmetry (Args.exit_suit_symmetry) relabels the fits of --algorithm exit, "
                 f"not {self.algorithm!r}"
+            )
+        if self.exit_kl_views and not self.exit_kl:
+            raise ValueError(
+                "--exit-kl-views (Args.exit_kl_views) averages the KL penalty's reference: give --exit-kl too"
             )
         if self.algorithm == "exit" and not self.exit_hands and not self.exit_targets:
             raise ValueError("--exit-hands 0 (Args.exit_hands) leaves nothing to learn from: give --exit-targets too")

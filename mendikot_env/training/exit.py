@@ -131,7 +131,10 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
         first = saved["pool"][0] if saved is not None and saved["pool"] else network.playing_state_dict()
         run.snapshots = [{k: v.detach().cpu().clone() for k, v in first.items()}]
         reference = frozen_network(run.snapshots[0], network, device)
-    symmetry = SuitSymmetry(rules, network.advisor != "none", device) if args.exit_suit_symmetry else None
+    relabelled = args.exit_suit_symmetry or args.exit_kl_views
+    relabellings = SuitSymmetry(rules, network.advisor != "none", device) if relabelled else None
+    symmetry = relabellings if args.exit_suit_symmetry else None
+    views = relabellings if args.exit_kl_views else None
     log = MetricsLog(out, resume=resume, counters=counters)
     budget = args.minutes * 60.0
     batch = None
@@ -154,7 +157,7 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
         for group in run.optimizer.param_groups:
             group["lr"] = learning_rate(args, counters)
         update_start = time.perf_counter()
-        losses = fit(network, run.optimizer, batch, args, run.generator, reference, symmetry)
+        losses = fit(network, run.optimizer, batch, args, run.generator, reference, symmetry, views)
         update_seconds = time.perf_counter() - update_start
         check_finite_weights(network, generation, out)
 
@@ -411,10 +414,12 @@ def fit(
     generator: torch.Generator,
     reference: nn.Module | None = None,
     symmetry: SuitSymmetry | None = None,
+    views: SuitSymmetry | None = None,
 ) -> dict[str, float]:
     """``args.epochs`` passes over the targets in shuffled minibatches of ``args.minibatch``;
     returns the mean of each loss over the minibatches. With ``reference`` (the run's first
-    network, frozen) the loss adds ``args.exit_kl`` times the KL divergence of the policy from it;
+    network, frozen) the loss adds ``args.exit_kl`` times the KL divergence of the policy from it
+    (from its mean over the 24 suit relabellings with ``views``, ``args.exit_kl_views``);
     with ``symmetry`` (``args.exit_suit_symmetry``) each decision is seen with its suits
     relabelled at random, afresh on every pass."""
     network.train()
@@ -433,7 +438,7 @@ def fit(
             if part.hidden is not None:  # the centralised critic learns the same outcomes, seeing every hand
                 critic = network.critic_value(part.observations, part.hidden)
                 critic_loss = 0.5 * ((critic - part.outcomes) ** 2).mean()
-            kl = torch.zeros(()) if reference is None else kl_from(reference, part, log_probs)
+            kl = torch.zeros(()) if reference is None else kl_from(reference, part, log_probs, views)
             loss = policy_loss + args.value_coef * (value_loss + critic_loss) + args.exit_kl * kl
             optimizer_step(network, optimizer, loss, args.max_grad_norm)
             for name, term in zip(LOSSES, (policy_loss, value_loss, critic_loss, kl), strict=True):
@@ -466,11 +471,18 @@ def minibatch(
     return part
 
 
-def kl_from(reference: nn.Module, part: TargetBatch, log_probs: torch.Tensor) -> torch.Tensor:
-    """The mean KL divergence KL(reference || policy) over the decisions of ``part`` (legal moves)."""
+def kl_from(
+    reference: nn.Module, part: TargetBatch, log_probs: torch.Tensor, views: SuitSymmetry | None = None
+) -> torch.Tensor:
+    """The mean KL divergence KL(reference || policy) over the decisions of ``part`` (legal
+    moves); with ``views`` the reference is its normalised geometric mean over the 24 suit
+    relabellings, the policy a ``:views=24`` agent plays."""
     masks = part.masks
     with torch.no_grad():
-        logits, _ = reference(part.observations, masks)
+        if views is None:
+            logits, _ = reference(part.observations, masks)
+        else:
+            logits, _ = views.averaged(reference, part.observations, masks)
         kept = torch.softmax(logits, dim=-1)  # the reference policy
     gap = torch.log(kept.clamp(min=1e-12)) - log_probs
     return (kept * gap).masked_fill(~masks, 0.0).sum(dim=-1).mean()
