@@ -409,7 +409,8 @@ class Args:
     exit_kl_views: bool = False
     """exit only: the KL penalty's reference plays the mean of its log-policies over the 24
     relabellings of the suits (as a ``:views=24`` spec plays), so the fit distils that
-    averaged policy into one forward pass (needs --exit-kl; 24 reference passes a minibatch)"""
+    averaged policy into one forward pass (needs --exit-kl; 24 reference passes a decision,
+    once each time the fitted targets are read, not on every pass)"""
     exit_suit_symmetry: bool = False
     """exit only: the fit sees each decision with its four suits relabelled at random, afresh
     on every pass (no rule names a suit, so each label stands for up to 24 decisions)"""

@@ -154,10 +154,12 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
         if batch is None or args.exit_hands:  # saved targets alone do not change: one batch for the run
             batch = TargetBatch.of(out, rules, args, generation, device, advisor, kept)
             kept = kept if args.exit_hands else None  # the batch holds them now
+            if views is not None and reference is not None:
+                batch = batch.with_reference(reference, views)
         for group in run.optimizer.param_groups:
             group["lr"] = learning_rate(args, counters)
         update_start = time.perf_counter()
-        losses = fit(network, run.optimizer, batch, args, run.generator, reference, symmetry, views)
+        losses = fit(network, run.optimizer, batch, args, run.generator, reference, symmetry)
         update_seconds = time.perf_counter() - update_start
         check_finite_weights(network, generation, out)
 
@@ -256,6 +258,7 @@ class TargetBatch:
     searched: torch.Tensor  # (N,) bool: a decision the search valued (two or more legal moves)
     outcomes: torch.Tensor  # (N,) float32: the hand's outcome for the mover's team
     hidden: torch.Tensor | None  # (N, (n + 1) * 52) bool: every hand, for a centralised critic only
+    reference: torch.Tensor | None = None  # (N, 53) float32: the KL penalty's suit-averaged policy (with_reference)
 
     @classmethod
     def of(
@@ -301,6 +304,20 @@ class TargetBatch:
 
     def __len__(self) -> int:
         return int(self.outcomes.shape[0])
+
+    def with_reference(self, reference: nn.Module, views: SuitSymmetry, rows: int = 4096) -> TargetBatch:
+        """The batch holding ``reference``'s policy averaged over the 24 suit relabellings of
+        every decision (``--exit-kl-views``), worked out once for the run's fits: the average
+        is over all relabellings, so a decision relabelled has it relabelled (:func:`minibatch`)
+        and no pass has to ask the frozen network 24 times a decision again."""
+        policies = []
+        with torch.no_grad():
+            for i in range(0, len(self), rows):
+                masks = self.masks[i : i + rows]
+                logits, _ = views.averaged(reference, self.observations[i : i + rows].float(), masks)
+                policies.append(torch.softmax(logits, dim=-1))
+        self.reference = torch.cat(policies)
+        return self
 
 
 def saved_targets(
@@ -414,12 +431,11 @@ def fit(
     generator: torch.Generator,
     reference: nn.Module | None = None,
     symmetry: SuitSymmetry | None = None,
-    views: SuitSymmetry | None = None,
 ) -> dict[str, float]:
     """``args.epochs`` passes over the targets in shuffled minibatches of ``args.minibatch``;
     returns the mean of each loss over the minibatches. With ``reference`` (the run's first
     network, frozen) the loss adds ``args.exit_kl`` times the KL divergence of the policy from it
-    (from its mean over the 24 suit relabellings with ``views``, ``args.exit_kl_views``);
+    (from its mean over the 24 suit relabellings where the batch holds it, ``args.exit_kl_views``);
     with ``symmetry`` (``args.exit_suit_symmetry``) each decision is seen with its suits
     relabelled at random, afresh on every pass."""
     network.train()
@@ -438,7 +454,7 @@ def fit(
             if part.hidden is not None:  # the centralised critic learns the same outcomes, seeing every hand
                 critic = network.critic_value(part.observations, part.hidden)
                 critic_loss = 0.5 * ((critic - part.outcomes) ** 2).mean()
-            kl = torch.zeros(()) if reference is None else kl_from(reference, part, log_probs, views)
+            kl = torch.zeros(()) if reference is None else kl_from(reference, part, log_probs)
             loss = policy_loss + args.value_coef * (value_loss + critic_loss) + args.exit_kl * kl
             optimizer_step(network, optimizer, loss, args.max_grad_norm)
             for name, term in zip(LOSSES, (policy_loss, value_loss, critic_loss, kl), strict=True):
@@ -459,6 +475,7 @@ def minibatch(
         searched=batch.searched[idx],
         outcomes=batch.outcomes[idx],
         hidden=None if batch.hidden is None else batch.hidden[idx].float(),
+        reference=None if batch.reference is None else batch.reference[idx],
     )
     if symmetry is None:
         return part
@@ -468,22 +485,21 @@ def minibatch(
     part.policy = symmetry.actions(part.policy, which)
     if part.hidden is not None:
         part.hidden = symmetry.hands(part.hidden, which)
+    if part.reference is not None:
+        part.reference = symmetry.actions(part.reference, which)
     return part
 
 
-def kl_from(
-    reference: nn.Module, part: TargetBatch, log_probs: torch.Tensor, views: SuitSymmetry | None = None
-) -> torch.Tensor:
+def kl_from(reference: nn.Module, part: TargetBatch, log_probs: torch.Tensor) -> torch.Tensor:
     """The mean KL divergence KL(reference || policy) over the decisions of ``part`` (legal
-    moves); with ``views`` the reference is its normalised geometric mean over the 24 suit
-    relabellings, the policy a ``:views=24`` agent plays."""
+    moves); where ``part`` holds the reference's suit-averaged policy
+    (:meth:`TargetBatch.with_reference`, ``--exit-kl-views``) that is the reference."""
     masks = part.masks
-    with torch.no_grad():
-        if views is None:
-            logits, _ = reference(part.observations, masks)
-        else:
-            logits, _ = views.averaged(reference, part.observations, masks)
-        kept = torch.softmax(logits, dim=-1)  # the reference policy
+    if part.reference is not None:
+        kept = part.reference
+    else:
+        with torch.no_grad():
+            kept = torch.softmax(reference(part.observations, masks)[0], dim=-1)  # the reference policy
     gap = torch.log(kept.clamp(min=1e-12)) - log_probs
     return (kept * gap).masked_fill(~masks, 0.0).sum(dim=-1).mean()
 
