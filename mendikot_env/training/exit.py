@@ -152,10 +152,8 @@ def train(args: Args, resume: bool = False, overwrite: bool = False, checkpoint:
 
         # 2. Fit the network to the window's targets and the saved ones.
         if batch is None or args.exit_hands:  # saved targets alone do not change: one batch for the run
-            batch = TargetBatch.of(out, rules, args, generation, device, advisor, kept)
+            batch = TargetBatch.of(out, rules, args, generation, device, advisor, kept).with_reference(reference, views)
             kept = kept if args.exit_hands else None  # the batch holds them now
-            if views is not None and reference is not None:
-                batch = batch.with_reference(reference, views)
         for group in run.optimizer.param_groups:
             group["lr"] = learning_rate(args, counters)
         update_start = time.perf_counter()
@@ -305,11 +303,14 @@ class TargetBatch:
     def __len__(self) -> int:
         return int(self.outcomes.shape[0])
 
-    def with_reference(self, reference: nn.Module, views: SuitSymmetry, rows: int = 4096) -> TargetBatch:
+    def with_reference(self, reference: nn.Module | None, views: SuitSymmetry | None, rows: int = 4096) -> TargetBatch:
         """The batch holding ``reference``'s policy averaged over the 24 suit relabellings of
-        every decision (``--exit-kl-views``), worked out once for the run's fits: the average
-        is over all relabellings, so a decision relabelled has it relabelled (:func:`minibatch`)
-        and no pass has to ask the frozen network 24 times a decision again."""
+        every decision (``--exit-kl-views``; the batch as it is without ``views``), worked out
+        once for the run's fits: the average is over all relabellings, so a decision
+        relabelled has it relabelled (:func:`minibatch`) and no pass has to ask the frozen
+        network 24 times a decision again."""
+        if reference is None or views is None:
+            return self
         policies = []
         with torch.no_grad():
             for i in range(0, len(self), rows):
