@@ -149,8 +149,8 @@ def test_a_views_reference_is_the_policy_a_views_agent_plays_and_needs_the_kl_pe
         tiny_args(tmp_path / "other", exit_kl_views=True)
     common = {"max_iterations": 1, "init": str(path), "exit_kl": 10.0}
     held = expert_iteration.train(tiny_args(tmp_path / "held", exit_kl_views=True, **common))
-    plain = expert_iteration.train(tiny_args(tmp_path / "plain", **common))
-    held_model, plain_model = (
-        load_checkpoint(run / "checkpoint.pt", kind="training")["model"] for run in (held, plain)
+    one_viewed = expert_iteration.train(tiny_args(tmp_path / "plain", **common))
+    held_model, one_view_model = (
+        load_checkpoint(run / "checkpoint.pt", kind="training")["model"] for run in (held, one_viewed)
     )
-    assert any(not torch.equal(plain_model[name], weights) for name, weights in held_model.items())
+    assert any(not torch.equal(one_view_model[name], weights) for name, weights in held_model.items())
